@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Installs or builds what the e2e suite needs, cached under .cache/ (gitignored):
+#   - etcd from Debian's etcd-server package (when no etcd is on PATH),
+#   - kube-apiserver v1.36.3 built from the Go module proxy.
+# Prints nothing but progress; idempotent; safe to run from `make test` on a fresh machine.
+set -euo pipefail
+
+KUBE_VERSION="${KUBE_VERSION:-v1.36.3}"
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cache="${ADMIT_CACHE_DIR:-$root/.cache}"
+bin="$cache/bin"
+mkdir -p "$bin"
+
+ensure_etcd() {
+  if command -v etcd >/dev/null 2>&1; then return; fi
+  echo "ensure-tools: installing etcd (Debian etcd-server)" >&2
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq etcd-server >/dev/null
+  # The package starts a system etcd on :2379; tests run their own on free ports.
+  if command -v systemctl >/dev/null 2>&1; then $sudo systemctl disable --now etcd >/dev/null 2>&1 || true; fi
+  command -v etcd >/dev/null
+}
+
+ensure_apiserver() {
+  local want="$bin/kube-apiserver-$KUBE_VERSION"
+  if [ -x "$want" ]; then ln -sf "$(basename "$want")" "$bin/kube-apiserver"; return; fi
+  echo "ensure-tools: building kube-apiserver $KUBE_VERSION from the Go module proxy (a few minutes, once)" >&2
+  local work="$cache/build/kube-apiserver-$KUBE_VERSION"
+  rm -rf "$work" && mkdir -p "$work"
+  local staging="v0${KUBE_VERSION#v1}"
+  (
+    cd "$work"
+    go mod init admit.local/kube-apiserver-build >/dev/null 2>&1
+    # k8s.io/kubernetes replaces its staging repositories with local paths; a consumer module must
+    # replace each of them with the published v0.x tag. Read the list from its own go.mod.
+    local modfile
+    modfile="$(go mod download -json "k8s.io/kubernetes@$KUBE_VERSION" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')"
+    local args=(-require="k8s.io/kubernetes@$KUBE_VERSION")
+    for m in $(sed -n 's#^[[:space:]]*\(k8s.io/[a-z0-9.-]*\) => ./staging/.*#\1#p' "$modfile"); do
+      args+=(-replace="$m=$m@$staging")
+    done
+    go mod edit "${args[@]}"
+    cat > tools.go <<'GO'
+//go:build tools
+
+package tools
+
+import _ "k8s.io/kubernetes/cmd/kube-apiserver"
+GO
+    go mod tidy >/dev/null 2>&1 || true
+    CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$KUBE_VERSION" \
+      -o "$want.tmp" k8s.io/kubernetes/cmd/kube-apiserver
+  )
+  mv "$want.tmp" "$want"
+  ln -sf "$(basename "$want")" "$bin/kube-apiserver"
+}
+
+case "${1:-all}" in
+  etcd) ensure_etcd ;;
+  kube-apiserver) ensure_apiserver ;;
+  all) ensure_etcd; ensure_apiserver ;;
+esac
