@@ -1,0 +1,84 @@
+package patch
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Operation names defined by RFC 6902. Diff and Lossless only produce add,
+// remove and replace.
+const (
+	OpAdd     = "add"
+	OpRemove  = "remove"
+	OpReplace = "replace"
+	OpMove    = "move"
+	OpCopy    = "copy"
+	OpTest    = "test"
+)
+
+// Operation is one RFC 6902 operation. Path and From are JSON Pointers
+// (RFC 6901) and Value is raw JSON text. An add, replace or test always
+// carries a value when marshalled: a nil Value is written as null.
+type Operation struct {
+	Op    string          `json:"op"`
+	Path  string          `json:"path"`
+	From  string          `json:"from,omitempty"`
+	Value json.RawMessage `json:"value,omitempty"`
+}
+
+// Patch is an RFC 6902 JSON Patch: operations applied in order.
+type Patch []Operation
+
+// MarshalJSON writes the patch compactly; an empty or nil patch is "[]",
+// never "null", because the API server reads "null" as an invalid patch.
+func (p Patch) MarshalJSON() ([]byte, error) {
+	size := 2
+	for i := range p {
+		size += 48 + len(p[i].Path) + len(p[i].From) + len(p[i].Value)
+	}
+	out := make([]byte, 0, size)
+	out = append(out, '[')
+	for i := range p {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		var err error
+		if out, err = p[i].appendJSON(out); err != nil {
+			return nil, fmt.Errorf("operation %d: %w", i, err)
+		}
+	}
+	return append(out, ']'), nil
+}
+
+// MarshalJSON writes the operation with the value present whenever the
+// operation needs one, even if that value is JSON null.
+func (o Operation) MarshalJSON() ([]byte, error) {
+	return o.appendJSON(make([]byte, 0, 48+len(o.Path)+len(o.From)+len(o.Value)))
+}
+
+func (o Operation) appendJSON(out []byte) ([]byte, error) {
+	out = append(out, `{"op":`...)
+	out = appendQuoted(out, o.Op)
+	out = append(out, `,"path":`...)
+	out = appendQuoted(out, o.Path)
+	if o.From != "" {
+		out = append(out, `,"from":`...)
+		out = appendQuoted(out, o.From)
+	}
+	switch {
+	case len(o.Value) > 0:
+		spaced, err := validate("value", o.Value)
+		if err != nil {
+			return nil, fmt.Errorf("%s %q: %w", o.Op, o.Path, err)
+		}
+		out = append(out, `,"value":`...)
+		if spaced {
+			out = appendCompact(out, o.Value)
+		} else {
+			out = append(out, o.Value...)
+		}
+	case o.Op == OpAdd || o.Op == OpReplace || o.Op == OpTest:
+		out = append(out, `,"value":null`...)
+	}
+	return append(out, '}'), nil
+}
