@@ -1,0 +1,249 @@
+package conversion
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"sort"
+	"strings"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	kjson "sigs.k8s.io/json"
+)
+
+// Hub converts between the versions of one kind through the hub type H.
+type Hub[H any] struct {
+	kind     string
+	versions map[string]version[H] // apiVersion -> converters
+}
+
+type version[H any] struct {
+	toHub   func(raw []byte) (*H, error)
+	fromHub func(h *H) (any, error)
+}
+
+// NewHub returns a converter for kind (e.g. "Widget") with no versions yet.
+func NewHub[H any](kind string) *Hub[H] {
+	return &Hub[H]{kind: kind, versions: map[string]version[H]{}}
+}
+
+// AddVersion registers apiVersion (e.g. "example.com/v1") whose Go type is V, with the functions
+// converting V to and from the hub. V must be a struct whose JSON form is the object, with
+// apiVersion, kind and metadata fields (embed metav1.TypeMeta and metav1.ObjectMeta).
+func AddVersion[H, V any](hub *Hub[H], apiVersion string, toHub func(*V, *H) error, fromHub func(*H, *V) error) error {
+	if _, dup := hub.versions[apiVersion]; dup {
+		return fmt.Errorf("conversion for %s: version %s registered twice", hub.kind, apiVersion)
+	}
+	if toHub == nil || fromHub == nil {
+		return fmt.Errorf("conversion for %s %s: both toHub and fromHub are required", hub.kind, apiVersion)
+	}
+	hub.versions[apiVersion] = version[H]{
+		toHub: func(raw []byte) (*H, error) {
+			var v V
+			if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, &v); err != nil {
+				return nil, fmt.Errorf("decoding as %s: %w", apiVersion, err)
+			}
+			var h H
+			if err := toHub(&v, &h); err != nil {
+				return nil, err
+			}
+			return &h, nil
+		},
+		fromHub: func(h *H) (any, error) {
+			var v V
+			if err := fromHub(h, &v); err != nil {
+				return nil, err
+			}
+			return &v, nil
+		},
+	}
+	return nil
+}
+
+// Versions lists the registered apiVersions, sorted.
+func (h *Hub[H]) Versions() []string {
+	out := make([]string, 0, len(h.versions))
+	for v := range h.versions {
+		out = append(out, v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Convert converts one object (JSON) to desiredAPIVersion. An object already in that version is
+// returned unchanged. The result keeps the object's metadata exactly.
+func (h *Hub[H]) Convert(_ context.Context, object []byte, desiredAPIVersion string) ([]byte, error) {
+	var head struct {
+		APIVersion string          `json:"apiVersion"`
+		Kind       string          `json:"kind"`
+		Metadata   json.RawMessage `json:"metadata"`
+	}
+	if err := json.Unmarshal(object, &head); err != nil {
+		return nil, fmt.Errorf("decoding object: %w", err)
+	}
+	if head.Kind != h.kind {
+		return nil, fmt.Errorf("cannot convert kind %q: this converter handles %q", head.Kind, h.kind)
+	}
+	if head.APIVersion == desiredAPIVersion {
+		return object, nil
+	}
+	from, ok := h.versions[head.APIVersion]
+	if !ok {
+		return nil, fmt.Errorf("cannot convert from %s: not one of %s", head.APIVersion, strings.Join(h.Versions(), ", "))
+	}
+	to, ok := h.versions[desiredAPIVersion]
+	if !ok {
+		return nil, fmt.Errorf("cannot convert to %s: not one of %s", desiredAPIVersion, strings.Join(h.Versions(), ", "))
+	}
+	hubObject, err := from.toHub(object)
+	if err != nil {
+		return nil, fmt.Errorf("converting %s to the hub: %w", head.APIVersion, err)
+	}
+	converted, err := to.fromHub(hubObject)
+	if err != nil {
+		return nil, fmt.Errorf("converting the hub to %s: %w", desiredAPIVersion, err)
+	}
+	out, err := json.Marshal(converted)
+	if err != nil {
+		return nil, fmt.Errorf("encoding %s: %w", desiredAPIVersion, err)
+	}
+	// Overwrite type and metadata with the originals: the apiserver refuses conversions that
+	// alter metadata, and user conversion functions should not have to copy it.
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(out, &fields); err != nil {
+		return nil, fmt.Errorf("encoding %s: %s is not a JSON object: %w", desiredAPIVersion, desiredAPIVersion, err)
+	}
+	fields["apiVersion"], _ = json.Marshal(desiredAPIVersion)
+	fields["kind"], _ = json.Marshal(h.kind)
+	if len(head.Metadata) > 0 {
+		fields["metadata"] = head.Metadata
+	}
+	return json.Marshal(fields)
+}
+
+// Converter converts one object, given as JSON, to desiredAPIVersion. *Hub implements it.
+type Converter interface {
+	Convert(ctx context.Context, object []byte, desiredAPIVersion string) ([]byte, error)
+}
+
+// Options configure the HTTP handler.
+type Options struct {
+	// MaxRequestBytes bounds the body; default 7 MiB (a list of objects fits).
+	MaxRequestBytes int64
+	// Logger receives conversion failures; nil discards.
+	Logger *slog.Logger
+}
+
+// NewHTTPHandler serves ConversionReviews with c. Every object of a review is converted; if one
+// fails, the review's result is a Failure naming the object, and no object is returned (the
+// apiserver takes all or nothing).
+func NewHTTPHandler(c Converter, opts Options) http.Handler {
+	if opts.MaxRequestBytes <= 0 {
+		opts.MaxRequestBytes = 7 << 20
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			writeStatus(w, http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed, "conversion reviews are sent with POST")
+			return
+		}
+		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+			writeStatus(w, http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
+				fmt.Sprintf("Content-Type %q is not supported: conversion reviews must be sent as application/json", r.Header.Get("Content-Type")))
+			return
+		}
+		if r.ContentLength > opts.MaxRequestBytes {
+			writeStatus(w, http.StatusRequestEntityTooLarge, metav1.StatusReasonRequestEntityTooLarge,
+				fmt.Sprintf("request body of %d bytes exceeds the limit of %d bytes", r.ContentLength, opts.MaxRequestBytes))
+			return
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, opts.MaxRequestBytes))
+		if err != nil {
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				writeStatus(w, http.StatusRequestEntityTooLarge, metav1.StatusReasonRequestEntityTooLarge,
+					fmt.Sprintf("request body exceeds the limit of %d bytes", opts.MaxRequestBytes))
+				return
+			}
+			writeStatus(w, http.StatusBadRequest, metav1.StatusReasonBadRequest, fmt.Sprintf("reading request body: %v", err))
+			return
+		}
+		review, err := decodeReview(body)
+		if err != nil {
+			writeStatus(w, http.StatusBadRequest, metav1.StatusReasonBadRequest, err.Error())
+			return
+		}
+		resp := convertAll(r.Context(), c, review.Request)
+		if resp.Result.Status == metav1.StatusFailure {
+			opts.Logger.LogAttrs(r.Context(), slog.LevelError, "conversion failed",
+				slog.String("uid", string(review.Request.UID)), slog.String("desiredAPIVersion", review.Request.DesiredAPIVersion),
+				slog.String("error", resp.Result.Message))
+		}
+		out, err := json.Marshal(apiextensionsv1.ConversionReview{TypeMeta: review.TypeMeta, Response: resp})
+		if err != nil {
+			writeStatus(w, http.StatusInternalServerError, metav1.StatusReasonInternalError, fmt.Sprintf("encoding ConversionReview: %v", err))
+			return
+		}
+		writeJSON(w, http.StatusOK, out)
+	})
+}
+
+func decodeReview(body []byte) (*apiextensionsv1.ConversionReview, error) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, errors.New("request body is empty: expected a ConversionReview")
+	}
+	var review apiextensionsv1.ConversionReview
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(body, &review); err != nil {
+		return nil, fmt.Errorf("decoding ConversionReview: %w", err)
+	}
+	if review.APIVersion != "apiextensions.k8s.io/v1" || review.Kind != "ConversionReview" {
+		return nil, fmt.Errorf("unsupported review %s, Kind=%s: expected apiextensions.k8s.io/v1, Kind=ConversionReview", review.APIVersion, review.Kind)
+	}
+	if review.Request == nil {
+		return nil, errors.New("ConversionReview has no request")
+	}
+	if review.Request.DesiredAPIVersion == "" {
+		return nil, errors.New("ConversionReview request has no desiredAPIVersion")
+	}
+	return &review, nil
+}
+
+func convertAll(ctx context.Context, c Converter, req *apiextensionsv1.ConversionRequest) *apiextensionsv1.ConversionResponse {
+	resp := &apiextensionsv1.ConversionResponse{UID: req.UID}
+	converted := make([]runtime.RawExtension, 0, len(req.Objects))
+	for i, obj := range req.Objects {
+		out, err := c.Convert(ctx, obj.Raw, req.DesiredAPIVersion)
+		if err != nil {
+			resp.Result = metav1.Status{Status: metav1.StatusFailure, Message: fmt.Sprintf("objects[%d]: %v", i, err)}
+			return resp
+		}
+		converted = append(converted, runtime.RawExtension{Raw: out})
+	}
+	resp.ConvertedObjects = converted
+	resp.Result = metav1.Status{Status: metav1.StatusSuccess}
+	return resp
+}
+
+func writeStatus(w http.ResponseWriter, code int, reason metav1.StatusReason, message string) {
+	body, _ := json.Marshal(metav1.Status{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Status"},
+		Status:   metav1.StatusFailure, Code: int32(code), Reason: reason, Message: message,
+	})
+	writeJSON(w, code, body)
+}
+
+func writeJSON(w http.ResponseWriter, code int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = w.Write(body)
+}

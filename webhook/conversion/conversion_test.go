@@ -1,0 +1,184 @@
+package conversion
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// WidgetV1 keeps a size as a string like "3x"; WidgetV2 (the hub) as a number.
+type WidgetV1 struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              struct {
+		Size string `json:"size"`
+	} `json:"spec"`
+}
+
+type WidgetV2 struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              struct {
+		Size int `json:"size"`
+	} `json:"spec"`
+}
+
+func widgetHub(t *testing.T) *Hub[WidgetV2] {
+	t.Helper()
+	hub := NewHub[WidgetV2]("Widget")
+	err := AddVersion(hub, "example.com/v1",
+		func(v *WidgetV1, h *WidgetV2) error {
+			n, err := strconv.Atoi(strings.TrimSuffix(v.Spec.Size, "x"))
+			if err != nil || !strings.HasSuffix(v.Spec.Size, "x") {
+				return errors.New("spec.size " + v.Spec.Size + " is not <n>x")
+			}
+			h.Spec.Size = n
+			return nil
+		},
+		func(h *WidgetV2, v *WidgetV1) error {
+			v.Spec.Size = strconv.Itoa(h.Spec.Size) + "x"
+			return nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := AddVersion(hub, "example.com/v2",
+		func(v *WidgetV2, h *WidgetV2) error { *h = *v; return nil },
+		func(h *WidgetV2, v *WidgetV2) error { *v = *h; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return hub
+}
+
+func TestHubConvertsBothWaysKeepingMetadata(t *testing.T) {
+	hub := widgetHub(t)
+	v1 := `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","labels":{"a":"b"},"resourceVersion":"7","futureMeta":"kept"},"spec":{"size":"3x"}}`
+	out, err := hub.Convert(context.Background(), []byte(v1), "example.com/v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"apiVersion":"example.com/v2","kind":"Widget","metadata":{"name":"w","labels":{"a":"b"},"resourceVersion":"7","futureMeta":"kept"},"spec":{"size":3}}`
+	if diff := cmp.Diff(decode(t, want), decode(t, string(out))); diff != "" {
+		t.Fatalf("v1 -> v2 (-want +got):\n%s", diff)
+	}
+	back, err := hub.Convert(context.Background(), out, "example.com/v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(decode(t, v1), decode(t, string(back))); diff != "" {
+		t.Fatalf("round trip (-want +got):\n%s", diff)
+	}
+	same, err := hub.Convert(context.Background(), []byte(v1), "example.com/v1")
+	if err != nil || string(same) != v1 {
+		t.Fatalf("same-version conversion changed the object: %s, %v", same, err)
+	}
+}
+
+func TestHubErrors(t *testing.T) {
+	hub := widgetHub(t)
+	tests := []struct {
+		name, object, to, want string
+	}{
+		{"unknown source version", `{"apiVersion":"example.com/v9","kind":"Widget"}`, "example.com/v1", "cannot convert from example.com/v9: not one of example.com/v1, example.com/v2"},
+		{"unknown target version", `{"apiVersion":"example.com/v1","kind":"Widget"}`, "example.com/v3", "cannot convert to example.com/v3"},
+		{"wrong kind", `{"apiVersion":"example.com/v1","kind":"Gadget"}`, "example.com/v2", `cannot convert kind "Gadget": this converter handles "Widget"`},
+		{"not JSON", `{`, "example.com/v2", "decoding object"},
+		{"user conversion error", `{"apiVersion":"example.com/v1","kind":"Widget","spec":{"size":"big"}}`, "example.com/v2", "converting example.com/v1 to the hub: spec.size big is not <n>x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := hub.Convert(context.Background(), []byte(tt.object), tt.to)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+	if err := AddVersion(hub, "example.com/v1", func(*WidgetV1, *WidgetV2) error { return nil }, func(*WidgetV2, *WidgetV1) error { return nil }); err == nil {
+		t.Fatal("registering a version twice succeeded")
+	}
+}
+
+func decode(t *testing.T, s string) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatalf("%v: %s", err, s)
+	}
+	return v
+}
+
+func review(objects ...string) []byte {
+	raws := make([]runtime.RawExtension, len(objects))
+	for i, o := range objects {
+		raws[i] = runtime.RawExtension{Raw: []byte(o)}
+	}
+	b, _ := json.Marshal(apiextensionsv1.ConversionReview{
+		TypeMeta: metav1.TypeMeta{APIVersion: "apiextensions.k8s.io/v1", Kind: "ConversionReview"},
+		Request:  &apiextensionsv1.ConversionRequest{UID: "u1", DesiredAPIVersion: "example.com/v2", Objects: raws},
+	})
+	return b
+}
+
+func TestHTTPHandler(t *testing.T) {
+	h := NewHTTPHandler(widgetHub(t), Options{MaxRequestBytes: 4096})
+	ok := `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"a"},"spec":{"size":"2x"}}`
+	bad := `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"b"},"spec":{"size":"huge"}}`
+	tests := []struct {
+		name        string
+		contentType string
+		body        []byte
+		wantCode    int
+		wantResult  metav1.Status
+		wantObjects int
+		wantMessage string
+	}{
+		{"converts every object", "application/json", review(ok, ok), 200, metav1.Status{Status: "Success"}, 2, ""},
+		{"one failure fails all", "application/json", review(ok, bad), 200, metav1.Status{Status: "Failure", Message: "objects[1]: converting example.com/v1 to the hub: spec.size huge is not <n>x"}, 0, ""},
+		{"wrong media type", "text/yaml", review(ok), 415, metav1.Status{}, 0, `Content-Type "text/yaml" is not supported`},
+		{"empty", "application/json", nil, 400, metav1.Status{}, 0, "request body is empty"},
+		{"admission review", "application/json", []byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{}}`), 400, metav1.Status{}, 0, "expected apiextensions.k8s.io/v1, Kind=ConversionReview"},
+		{"too large", "application/json", bytes.Repeat([]byte(" "), 5000), 413, metav1.Status{}, 0, "exceeds the limit of 4096 bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest(http.MethodPost, "/convert", bytes.NewReader(tt.body))
+			r.Header.Set("Content-Type", tt.contentType)
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != tt.wantCode || w.Header().Get("Content-Type") != "application/json" {
+				t.Fatalf("code %d content type %q, want %d application/json: %s", w.Code, w.Header().Get("Content-Type"), tt.wantCode, w.Body.String())
+			}
+			if tt.wantCode != 200 {
+				var s metav1.Status
+				if err := json.Unmarshal(w.Body.Bytes(), &s); err != nil || !strings.Contains(s.Message, tt.wantMessage) {
+					t.Fatalf("status %+v (%v), want message containing %q", s, err, tt.wantMessage)
+				}
+				return
+			}
+			var got apiextensionsv1.ConversionReview
+			if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil {
+				t.Fatal(err)
+			}
+			if got.Response.UID != "u1" || got.APIVersion != "apiextensions.k8s.io/v1" {
+				t.Fatalf("uid %q apiVersion %q", got.Response.UID, got.APIVersion)
+			}
+			if diff := cmp.Diff(tt.wantResult, got.Response.Result); diff != "" {
+				t.Fatalf("result (-want +got):\n%s", diff)
+			}
+			if len(got.Response.ConvertedObjects) != tt.wantObjects {
+				t.Fatalf("%d objects, want %d", len(got.Response.ConvertedObjects), tt.wantObjects)
+			}
+		})
+	}
+}

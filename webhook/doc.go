@@ -1,0 +1,32 @@
+// Package webhook is a framework for writing Kubernetes admission webhook servers.
+//
+// One admission request travels through these files, in order:
+//
+//	server.go   Server: TLS (hot-reloaded), /healthz, /readyz, /metrics, graceful drain
+//	http.go     NewHTTPHandler: media type, body limit, AdmissionReview v1/v1beta1 decoding, panics, metrics, logs
+//	handler.go  Handler / HandlerFunc and the Request they receive
+//	typed.go    Defaulting and Validating: typed adapters that decode objects for user code
+//	errors.go   how errors returned by user code become denials or failures
+//	response.go Response and its outcomes, encoded back in the request's AdmissionReview version
+//
+// # Outcomes: deny is not fail
+//
+// A webhook answers with one of four outcomes, and the difference between the last two matters:
+//
+//   - Allowed: the request may proceed.
+//   - Patched: the request may proceed with the object changed by a JSON patch.
+//   - Denied: the webhook looked at the request and refuses it. It is sent as HTTP 200 with
+//     allowed=false; the caller's failurePolicy does not apply, the client sees the message.
+//   - Errored: the webhook could not decide (a dependency is down, a bug). It is sent as HTTP 500
+//     with a metav1.Status body, so kube-apiserver treats it as a failed call and the webhook's
+//     failurePolicy decides: Ignore admits the request, Fail rejects it with a 500.
+//
+// Typed handlers pick between them by the error they return: Fail(err) means Errored; any other
+// error is a denial (see StatusFromError for how API statuses and field errors are kept).
+//
+// # Patches
+//
+// Defaulting computes its patch with patch.Lossless: the changes user code made to the typed object
+// are applied to the raw object the apiserver sent, so fields unknown to the Go type are never
+// removed and zero-valued structs never appear.
+package webhook

@@ -1,0 +1,322 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kjson "sigs.k8s.io/json"
+)
+
+// DefaultMaxRequestBytes bounds an AdmissionReview body. An UPDATE review carries the object twice;
+// etcd limits an object to about 1.5 MB by default and at most about 3 MB when raised, so two
+// objects plus the request's envelope fit in 7 MiB.
+const DefaultMaxRequestBytes int64 = 7 << 20
+
+// HTTPOptions configure the HTTP adapter of one webhook.
+type HTTPOptions struct {
+	// MaxRequestBytes bounds the request body; larger requests get 413. Zero means DefaultMaxRequestBytes.
+	MaxRequestBytes int64
+	// Logger receives one record per admission; nil discards. Allowed and patched requests are
+	// logged at Debug, denials at Info, failures and panics at Error.
+	Logger *slog.Logger
+	// Metrics records admission metrics; nil records nothing.
+	Metrics *Metrics
+	// PropagatePanics lets a panic in the handler crash the goroutine as net/http would handle it,
+	// instead of answering 500 and counting it. For tests that want the stack trace.
+	PropagatePanics bool
+}
+
+// NewHTTPHandler serves the admission webhook name with h. name labels metrics and logs (the
+// webhook's path is a good choice). The returned handler:
+//   - answers 405 to anything but POST, 415 unless the Content-Type is application/json (parameters
+//     such as charset are accepted), 413 when the body exceeds the limit — checked from
+//     Content-Length before reading, and while reading — and 400 for an empty or undecodable body,
+//     an unknown AdmissionReview version, or a review without a request;
+//   - decodes admission.k8s.io/v1 and v1beta1 AdmissionReviews and answers in the same version,
+//     always echoing the request UID;
+//   - answers Errored responses and recovered panics with 500;
+//   - writes every reply as JSON with Content-Type application/json; error replies are a
+//     metav1.Status saying what was wrong.
+func NewHTTPHandler(name string, h Handler, opts HTTPOptions) http.Handler {
+	if opts.MaxRequestBytes <= 0 {
+		opts.MaxRequestBytes = DefaultMaxRequestBytes
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &httpHandler{name: name, handler: h, opts: opts, logger: logger}
+}
+
+type httpHandler struct {
+	name    string
+	handler Handler
+	opts    HTTPOptions
+	logger  *slog.Logger
+	// buffers reuses request bodies: AdmissionReviews are often tens of kilobytes.
+	buffers sync.Pool
+}
+
+func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	if r.Method != http.MethodPost {
+		h.refuse(w, http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
+			fmt.Sprintf("method %s is not allowed: admission reviews are sent with POST", r.Method))
+		return
+	}
+	if code, reason, msg := checkMediaType(r.Header.Get("Content-Type")); code != 0 {
+		h.refuse(w, code, reason, msg)
+		return
+	}
+	if r.ContentLength > h.opts.MaxRequestBytes {
+		h.refuse(w, http.StatusRequestEntityTooLarge, metav1.StatusReasonRequestEntityTooLarge,
+			fmt.Sprintf("request body of %d bytes exceeds the limit of %d bytes", r.ContentLength, h.opts.MaxRequestBytes))
+		return
+	}
+
+	buf, _ := h.buffers.Get().(*bytes.Buffer)
+	if buf == nil {
+		buf = new(bytes.Buffer)
+	}
+	buf.Reset()
+	defer h.buffers.Put(buf)
+	if _, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, h.opts.MaxRequestBytes)); err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			h.refuse(w, http.StatusRequestEntityTooLarge, metav1.StatusReasonRequestEntityTooLarge,
+				fmt.Sprintf("request body exceeds the limit of %d bytes", h.opts.MaxRequestBytes))
+			return
+		}
+		h.refuse(w, http.StatusBadRequest, metav1.StatusReasonBadRequest, fmt.Sprintf("reading request body: %v", err))
+		return
+	}
+	req, err := DecodeReview(buf.Bytes())
+	if err != nil {
+		h.refuse(w, http.StatusBadRequest, metav1.StatusReasonBadRequest, err.Error())
+		return
+	}
+
+	done := h.opts.Metrics.startRequest(h.name)
+	resp := h.admit(r.Context(), req)
+	resp.Warnings = sanitizeWarnings(resp.Warnings)
+	status, body, err := EncodeResponse(req, resp)
+	if err != nil {
+		resp = Errored(fmt.Errorf("encoding the response: %w", err))
+		status, body, _ = EncodeResponse(req, resp)
+	}
+	writeJSON(w, status, body)
+	done()
+
+	elapsed := time.Since(start)
+	h.opts.Metrics.observe(h.name, string(req.Operation), resp.Outcome, elapsed, len(resp.Warnings))
+	h.log(r.Context(), req, resp, elapsed)
+}
+
+// admit calls the handler, turning a panic into an Errored response unless panics propagate.
+func (h *httpHandler) admit(ctx context.Context, req *Request) (resp Response) {
+	if !h.opts.PropagatePanics {
+		defer func() {
+			if v := recover(); v != nil {
+				h.opts.Metrics.panicked(h.name)
+				h.logger.LogAttrs(ctx, slog.LevelError, "webhook handler panicked",
+					slog.String("webhook", h.name), slog.String("uid", string(req.UID)),
+					slog.Any("panic", v), slog.String("stack", string(debug.Stack())))
+				resp = Errored(panicError{value: v})
+			}
+		}()
+	}
+	return h.handler.Admit(ctx, req)
+}
+
+func (h *httpHandler) refuse(w http.ResponseWriter, code int, reason metav1.StatusReason, message string) {
+	h.opts.Metrics.badRequest(h.name, code)
+	h.logger.LogAttrs(context.Background(), slog.LevelWarn, "refused admission request",
+		slog.String("webhook", h.name), slog.Int("code", code), slog.String("error", message))
+	writeJSON(w, code, encodeStatus(metav1.Status{Code: int32(code), Reason: reason, Message: message}))
+}
+
+func (h *httpHandler) log(ctx context.Context, req *Request, resp Response, elapsed time.Duration) {
+	level := slog.LevelDebug
+	switch resp.Outcome {
+	case OutcomeDenied:
+		level = slog.LevelInfo
+	case OutcomeErrored:
+		level = slog.LevelError
+	}
+	if !h.logger.Enabled(ctx, level) {
+		return
+	}
+	attrs := []slog.Attr{
+		slog.String("webhook", h.name),
+		slog.String("uid", string(req.UID)),
+		slog.String("kind", req.Kind.String()),
+		slog.String("namespace", req.Namespace),
+		slog.String("name", req.Name),
+		slog.String("operation", string(req.Operation)),
+		slog.String("outcome", resp.Outcome.String()),
+		slog.Duration("duration", elapsed),
+	}
+	if resp.Status != nil {
+		attrs = append(attrs, slog.Int("code", int(resp.Status.Code)), slog.String("message", resp.Status.Message))
+	}
+	h.logger.LogAttrs(ctx, level, "admission", attrs...)
+}
+
+// checkMediaType accepts application/json with any parameters; it returns a non-zero code otherwise.
+func checkMediaType(contentType string) (int, metav1.StatusReason, string) {
+	if contentType == "" {
+		return http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
+			"Content-Type header is missing: admission reviews must be sent as application/json"
+	}
+	mediaType, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
+			fmt.Sprintf("Content-Type %q is not a valid media type: %v", contentType, err)
+	}
+	if mediaType != "application/json" {
+		return http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
+			fmt.Sprintf("Content-Type %q is not supported: admission reviews must be sent as application/json", mediaType)
+	}
+	return 0, "", ""
+}
+
+// reviewEnvelope is an AdmissionReview of either version: v1 and v1beta1 have the same shape.
+type reviewEnvelope struct {
+	metav1.TypeMeta `json:",inline"`
+	Request         *admissionv1.AdmissionRequest `json:"request"`
+}
+
+const admissionGroup = "admission.k8s.io"
+
+// DecodeReview decodes an admission.k8s.io/v1 or v1beta1 AdmissionReview. Field names are matched
+// case-sensitively, as the apiserver does. The objects stay raw, so patches can be computed against
+// exactly what was sent.
+func DecodeReview(body []byte) (*Request, error) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, errors.New("request body is empty: expected an AdmissionReview")
+	}
+	var review reviewEnvelope
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(body, &review); err != nil {
+		return nil, fmt.Errorf("decoding AdmissionReview: %w", describeJSONError(body, err))
+	}
+	var version string
+	switch review.APIVersion {
+	case admissionGroup + "/" + ReviewV1:
+		version = ReviewV1
+	case admissionGroup + "/" + ReviewV1beta1:
+		version = ReviewV1beta1
+	default:
+		return nil, fmt.Errorf("unsupported AdmissionReview apiVersion %q: expected admission.k8s.io/v1 or admission.k8s.io/v1beta1", review.APIVersion)
+	}
+	if review.Kind != "AdmissionReview" {
+		return nil, fmt.Errorf("unsupported kind %q: expected AdmissionReview", review.Kind)
+	}
+	if review.Request == nil {
+		return nil, errors.New("AdmissionReview has no request")
+	}
+	if review.Request.UID == "" {
+		return nil, errors.New("AdmissionReview request has no uid")
+	}
+	return &Request{AdmissionRequest: *review.Request, ReviewVersion: version}, nil
+}
+
+// describeJSONError adds the line and column of a syntax or type error to err.
+func describeJSONError(body []byte, err error) error {
+	var syntax *json.SyntaxError
+	if !errors.As(err, &syntax) {
+		// sigs.k8s.io/json reports syntax errors with its own type; the standard decoder finds
+		// the same error with an offset.
+		var raw json.RawMessage
+		if stdErr := json.Unmarshal(body, &raw); stdErr != nil {
+			errors.As(stdErr, &syntax)
+		}
+	}
+	if syntax != nil {
+		line, col := position(body, syntax.Offset)
+		return fmt.Errorf("line %d, column %d: %w", line, col, err)
+	}
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		line, col := position(body, typeErr.Offset)
+		return fmt.Errorf("line %d, column %d: %w", line, col, err)
+	}
+	return err
+}
+
+func position(body []byte, offset int64) (line, col int) {
+	if offset > int64(len(body)) {
+		offset = int64(len(body))
+	}
+	line = 1 + bytes.Count(body[:offset], []byte("\n"))
+	col = int(offset) - bytes.LastIndexByte(body[:offset], '\n')
+	return line, col
+}
+
+// EncodeResponse renders resp as the HTTP status and JSON body answering req: an AdmissionReview in
+// req's version (200), or for Errored responses a metav1.Status (500).
+func EncodeResponse(req *Request, resp Response) (int, []byte, error) {
+	if resp.Outcome == OutcomeErrored {
+		status := metav1.Status{Code: http.StatusInternalServerError, Reason: metav1.StatusReasonInternalError}
+		if resp.Status != nil {
+			status = *resp.Status
+		}
+		return int(status.Code), encodeStatus(status), nil
+	}
+	out := admissionv1.AdmissionResponse{
+		UID:              req.UID,
+		Allowed:          resp.Outcome == OutcomeAllowed || resp.Outcome == OutcomePatched,
+		Warnings:         resp.Warnings,
+		AuditAnnotations: resp.AuditAnnotations,
+	}
+	switch resp.Outcome {
+	case OutcomeDenied:
+		out.Result = resp.Status
+	case OutcomePatched:
+		p, err := json.Marshal(resp.Patch)
+		if err != nil {
+			return 0, nil, fmt.Errorf("encoding patch: %w", err)
+		}
+		jsonPatch := admissionv1.PatchTypeJSONPatch
+		out.Patch, out.PatchType = p, &jsonPatch
+	}
+	body, err := json.Marshal(admissionv1.AdmissionReview{
+		TypeMeta: metav1.TypeMeta{APIVersion: admissionGroup + "/" + req.ReviewVersion, Kind: "AdmissionReview"},
+		Response: &out,
+	})
+	if err != nil {
+		return 0, nil, fmt.Errorf("encoding AdmissionReview: %w", err)
+	}
+	return http.StatusOK, body, nil
+}
+
+func encodeStatus(status metav1.Status) []byte {
+	status.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Status"}
+	status.Status = metav1.StatusFailure
+	body, err := json.Marshal(status)
+	if err != nil {
+		// A Status of strings and integers always encodes; keep a valid body regardless.
+		return []byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","code":500}`)
+	}
+	return body
+}
+
+func writeJSON(w http.ResponseWriter, code int, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(code)
+	_, _ = io.Copy(w, bytes.NewReader(body))
+}

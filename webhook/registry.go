@@ -1,0 +1,288 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"sigs.k8s.io/yaml"
+	"sort"
+	"strings"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Type is the kind of admission webhook.
+type Type string
+
+const (
+	TypeMutating   Type = "mutating"
+	TypeValidating Type = "validating"
+)
+
+// Webhook describes one admission webhook to serve and to declare in a webhook configuration.
+type Webhook struct {
+	// Name is the webhook's name in its configuration: a DNS name of at least three segments,
+	// e.g. "pod-defaults.example.com".
+	Name string
+	// Type is TypeMutating or TypeValidating.
+	Type Type
+	// Kind is the object kind the webhook handles; requests for another kind are answered 400.
+	Kind schema.GroupVersionKind
+	// Resource is the plural resource name of Kind, e.g. "pods".
+	Resource string
+	// Scope of the resource: Namespaced, Cluster or "*" (the default).
+	Scope admissionregistrationv1.ScopeType
+	// Operations to intercept; default CREATE and UPDATE.
+	Operations []admissionregistrationv1.OperationType
+	// Path to serve; default the generated path (see Path).
+	Path string
+	// Handler decides the requests, typically Defaulting(...) or Validating(...).
+	Handler Handler
+	// FailurePolicy declared in the configuration; default Fail.
+	FailurePolicy admissionregistrationv1.FailurePolicyType
+	// TimeoutSeconds declared in the configuration; default 10.
+	TimeoutSeconds int32
+}
+
+// Path returns the path generated for a webhook of type t on gvk:
+// "/mutate-<group>-<version>-<kind>" or "/validate-<group>-<version>-<kind>", the group's dots
+// replaced by dashes and the kind in lower case. The core group ("") is written "core", so a Pod
+// mutating webhook is served at "/mutate-core-v1-pod".
+func Path(t Type, gvk schema.GroupVersionKind) string {
+	prefix := "/validate-"
+	if t == TypeMutating {
+		prefix = "/mutate-"
+	}
+	group := gvk.Group
+	if group == "" {
+		group = "core"
+	}
+	return prefix + strings.ReplaceAll(group, ".", "-") + "-" + gvk.Version + "-" + strings.ToLower(gvk.Kind)
+}
+
+// Registry collects webhooks, serves each on its path and describes them as webhook configurations.
+type Registry struct {
+	opts     HTTPOptions
+	mux      *http.ServeMux
+	webhooks []Webhook
+	paths    map[string]string // path -> webhook name
+}
+
+// NewRegistry returns an empty registry whose webhooks are served with opts.
+func NewRegistry(opts HTTPOptions) *Registry {
+	return &Registry{opts: opts, mux: http.NewServeMux(), paths: map[string]string{}}
+}
+
+// Register adds w. It returns an error when a required field is missing or the path is taken.
+func (r *Registry) Register(w Webhook) error {
+	var problems []string
+	if w.Name == "" {
+		problems = append(problems, "name is required")
+	}
+	if w.Type != TypeMutating && w.Type != TypeValidating {
+		problems = append(problems, fmt.Sprintf("type %q must be %q or %q", w.Type, TypeMutating, TypeValidating))
+	}
+	if w.Kind.Kind == "" || w.Kind.Version == "" {
+		problems = append(problems, "kind needs a version and a kind")
+	}
+	if w.Resource == "" {
+		problems = append(problems, "resource is required")
+	}
+	if w.Handler == nil {
+		problems = append(problems, "handler is required")
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("registering webhook %q: %s", w.Name, strings.Join(problems, "; "))
+	}
+	if w.Path == "" {
+		w.Path = Path(w.Type, w.Kind)
+	}
+	if !strings.HasPrefix(w.Path, "/") {
+		return fmt.Errorf("registering webhook %q: path %q must start with /", w.Name, w.Path)
+	}
+	if owner, taken := r.paths[w.Path]; taken {
+		return fmt.Errorf("registering webhook %q: path %s is already served by webhook %q", w.Name, w.Path, owner)
+	}
+	if len(w.Operations) == 0 {
+		w.Operations = []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}
+	}
+	r.paths[w.Path] = w.Name
+	r.webhooks = append(r.webhooks, w)
+	r.mux.Handle(w.Path, NewHTTPHandler(w.Path, kindGuard(w.Kind, w.Handler), r.opts))
+	return nil
+}
+
+// Webhooks returns the registered webhooks, with defaults filled in, in registration order.
+func (r *Registry) Webhooks() []Webhook { return append([]Webhook(nil), r.webhooks...) }
+
+// ServeHTTP serves every registered webhook on its path; other paths get 404.
+func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) { r.mux.ServeHTTP(w, req) }
+
+// kindGuard answers 400 to requests for a kind the webhook was not registered for, which only
+// happens when a configuration's rules send the wrong resources to this path.
+func kindGuard(want schema.GroupVersionKind, h Handler) Handler {
+	return HandlerFunc(func(ctx context.Context, req *Request) Response {
+		got := schema.GroupVersionKind{Group: req.Kind.Group, Version: req.Kind.Version, Kind: req.Kind.Kind}
+		if got != want && !isSubresourceKind(req) {
+			return badRequest(fmt.Sprintf("this webhook handles %s, not %s: check the rules of its configuration", want, got))
+		}
+		return h.Admit(ctx, req)
+	})
+}
+
+// isSubresourceKind reports requests for a subresource whose object is a different kind (e.g.
+// pods/eviction carries an Eviction); the kind check does not apply to them.
+func isSubresourceKind(req *Request) bool { return req.SubResource != "" }
+
+// ClientConfig says how the apiserver reaches the server: through a Service, or a URL.
+type ClientConfig struct {
+	// Service and Namespace name the Service in front of the server (service mode).
+	Service, Namespace string
+	// Port of the Service; default 443.
+	Port int32
+	// URL is the server's base URL, e.g. "https://127.0.0.1:9443" (URL mode; used when Service is empty).
+	URL string
+	// CABundle is the PEM CA that signed the serving certificate.
+	CABundle []byte
+}
+
+// ConfigOptions shape the configurations the registry describes.
+type ConfigOptions struct {
+	// Name of both configurations.
+	Name string
+	ClientConfig
+	// ExemptNamespaces are never sent to the webhooks, in addition to kube-system and the server's
+	// own namespace (ClientConfig.Namespace): a webhook must not intercept what it depends on.
+	ExemptNamespaces []string
+}
+
+// Configurations describes the registered webhooks as a mutating and a validating configuration;
+// either is nil when no webhook of its type is registered.
+func (r *Registry) Configurations(opts ConfigOptions) (*admissionregistrationv1.MutatingWebhookConfiguration, *admissionregistrationv1.ValidatingWebhookConfiguration, error) {
+	if opts.Name == "" {
+		return nil, nil, errors.New("configuration name is required")
+	}
+	if (opts.Service == "") == (opts.URL == "") {
+		return nil, nil, errors.New("exactly one of service or URL is required in the client config")
+	}
+	if opts.Service != "" && opts.Namespace == "" {
+		return nil, nil, errors.New("a service client config needs the service's namespace")
+	}
+	var mutating *admissionregistrationv1.MutatingWebhookConfiguration
+	var validating *admissionregistrationv1.ValidatingWebhookConfiguration
+	for _, w := range r.webhooks {
+		common := commonWebhook(w, opts)
+		if w.Type == TypeMutating {
+			if mutating == nil {
+				mutating = &admissionregistrationv1.MutatingWebhookConfiguration{
+					TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "MutatingWebhookConfiguration"},
+					ObjectMeta: metav1.ObjectMeta{Name: opts.Name},
+				}
+			}
+			never := admissionregistrationv1.NeverReinvocationPolicy
+			mutating.Webhooks = append(mutating.Webhooks, admissionregistrationv1.MutatingWebhook{
+				Name: common.Name, ClientConfig: common.ClientConfig, Rules: common.Rules,
+				FailurePolicy: common.FailurePolicy, MatchPolicy: common.MatchPolicy,
+				NamespaceSelector: common.NamespaceSelector, ObjectSelector: common.ObjectSelector,
+				SideEffects: common.SideEffects, TimeoutSeconds: common.TimeoutSeconds,
+				AdmissionReviewVersions: common.AdmissionReviewVersions, ReinvocationPolicy: &never,
+			})
+			continue
+		}
+		if validating == nil {
+			validating = &admissionregistrationv1.ValidatingWebhookConfiguration{
+				TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingWebhookConfiguration"},
+				ObjectMeta: metav1.ObjectMeta{Name: opts.Name},
+			}
+		}
+		validating.Webhooks = append(validating.Webhooks, common)
+	}
+	return mutating, validating, nil
+}
+
+// commonWebhook builds the fields both configuration types share.
+func commonWebhook(w Webhook, opts ConfigOptions) admissionregistrationv1.ValidatingWebhook {
+	client := admissionregistrationv1.WebhookClientConfig{CABundle: opts.CABundle}
+	if opts.Service != "" {
+		port := opts.Port
+		if port == 0 {
+			port = 443
+		}
+		path := w.Path
+		client.Service = &admissionregistrationv1.ServiceReference{Name: opts.Service, Namespace: opts.Namespace, Port: &port, Path: &path}
+	} else {
+		url := strings.TrimSuffix(opts.URL, "/") + w.Path
+		client.URL = &url
+	}
+	scope := w.Scope
+	if scope == "" {
+		scope = admissionregistrationv1.AllScopes
+	}
+	failure := w.FailurePolicy
+	if failure == "" {
+		failure = admissionregistrationv1.Fail
+	}
+	timeout := w.TimeoutSeconds
+	if timeout == 0 {
+		timeout = 10
+	}
+	equivalent := admissionregistrationv1.Equivalent
+	none := admissionregistrationv1.SideEffectClassNone
+	exempt := map[string]bool{"kube-system": true}
+	if opts.Namespace != "" {
+		exempt[opts.Namespace] = true
+	}
+	for _, ns := range opts.ExemptNamespaces {
+		exempt[ns] = true
+	}
+	exemptList := make([]string, 0, len(exempt))
+	for ns := range exempt {
+		exemptList = append(exemptList, ns)
+	}
+	sort.Strings(exemptList)
+	return admissionregistrationv1.ValidatingWebhook{
+		Name:         w.Name,
+		ClientConfig: client,
+		Rules: []admissionregistrationv1.RuleWithOperations{{
+			Operations: w.Operations,
+			Rule: admissionregistrationv1.Rule{
+				APIGroups: []string{w.Kind.Group}, APIVersions: []string{w.Kind.Version},
+				Resources: []string{w.Resource}, Scope: &scope,
+			},
+		}},
+		FailurePolicy: &failure,
+		MatchPolicy:   &equivalent,
+		NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+			Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn, Values: exemptList,
+		}}},
+		ObjectSelector:          &metav1.LabelSelector{},
+		SideEffects:             &none,
+		TimeoutSeconds:          &timeout,
+		AdmissionReviewVersions: []string{"v1", "v1beta1"},
+	}
+}
+
+// ConfigurationsYAML renders Configurations as a multi-document YAML stream, ready for kubectl apply.
+func (r *Registry) ConfigurationsYAML(opts ConfigOptions) ([]byte, error) {
+	m, v, err := r.Configurations(opts)
+	if err != nil {
+		return nil, err
+	}
+	var docs [][]byte
+	for _, obj := range []any{m, v} {
+		if reflect.ValueOf(obj).IsNil() {
+			continue
+		}
+		doc, err := yaml.Marshal(obj)
+		if err != nil {
+			return nil, fmt.Errorf("encoding webhook configuration: %w", err)
+		}
+		docs = append(docs, doc)
+	}
+	return bytes.Join(docs, []byte("---\n")), nil
+}
