@@ -70,7 +70,7 @@ func Defaulting[T runtime.Object](d Defaulter[T]) Handler {
 		}
 		warnings, err := d.Default(ctx, req, obj)
 		if err != nil {
-			return StatusFromError(err, groupKind(req), req.Name).WithWarnings(warnings...)
+			return StatusFromError(err, groupKind(req), objectName(req, obj)).WithWarnings(warnings...)
 		}
 		after, err := json.Marshal(obj)
 		if err != nil {
@@ -96,6 +96,7 @@ func Validating[T runtime.Object](v Validator[T]) Handler {
 		var (
 			warnings []string
 			err      error
+			subject  runtime.Object // the object the outcome is about, to name it in a denial
 		)
 		switch req.Operation {
 		case admissionv1.Create:
@@ -103,6 +104,7 @@ func Validating[T runtime.Object](v Validator[T]) Handler {
 			if !ok {
 				return resp
 			}
+			subject = obj
 			warnings, err = v.ValidateCreate(ctx, req, obj)
 		case admissionv1.Update:
 			obj, _, resp, ok := decodeObject(req, req.Object, "object", newObject)
@@ -113,12 +115,14 @@ func Validating[T runtime.Object](v Validator[T]) Handler {
 			if !ok {
 				return resp
 			}
+			subject = obj
 			warnings, err = v.ValidateUpdate(ctx, req, old, obj)
 		case admissionv1.Delete:
 			old, _, resp, ok := decodeObject(req, req.OldObject, "oldObject", newObject)
 			if !ok {
 				return resp
 			}
+			subject = old
 			warnings, err = v.ValidateDelete(ctx, req, old)
 		case admissionv1.Connect:
 			cv, ok := any(v).(ConnectValidator)
@@ -133,7 +137,7 @@ func Validating[T runtime.Object](v Validator[T]) Handler {
 		default:
 			return badRequest(fmt.Sprintf("unsupported operation %q", req.Operation))
 		}
-		return StatusFromError(err, groupKind(req), req.Name).WithWarnings(warnings...)
+		return StatusFromError(err, groupKind(req), objectName(req, subject)).WithWarnings(warnings...)
 	})
 }
 
@@ -181,6 +185,18 @@ func badRequest(message string) Response {
 	return Response{Outcome: OutcomeErrored, Status: &metav1.Status{
 		Status: metav1.StatusFailure, Code: http.StatusBadRequest, Reason: metav1.StatusReasonBadRequest, Message: message,
 	}}
+}
+
+// objectName names the object in a denial: the request's name, else the object's own (a request
+// for an object created with generateName has no name yet during mutation).
+func objectName(req *Request, obj runtime.Object) string {
+	if req.Name != "" || obj == nil {
+		return req.Name
+	}
+	if named, ok := obj.(interface{ GetName() string }); ok {
+		return named.GetName()
+	}
+	return ""
 }
 
 func groupKind(req *Request) schema.GroupKind {

@@ -329,3 +329,12 @@ func TestStatusFromError(t *testing.T) {
 		t.Fatalf("plain error code = %d", got)
 	}
 }
+
+func TestDenialsNameTheObjectWhenTheRequestDoesNot(t *testing.T) {
+	req := cmRequest(admissionv1.Create, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"from-object"},"data":{"badkey":"x"}}`, "")
+	req.Name = ""
+	resp := Validating[*corev1.ConfigMap](&configMapRules{}).Admit(context.Background(), req)
+	if resp.Status == nil || !strings.HasPrefix(resp.Status.Message, `ConfigMap "from-object" is invalid`) {
+		t.Fatalf("status = %+v, want the object's own name", resp.Status)
+	}
+}
