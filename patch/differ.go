@@ -192,8 +192,19 @@ func (d *differ) array(b, a, r int32) {
 	}
 }
 
+// sameElement decides which elements the prefix and suffix may skip: equal
+// text, or equal scalar values. Containers written differently are left to
+// the pairing, whose recursion finds them unchanged; testing them here would
+// walk every nested array once per level above it.
 func (d *differ) sameElement(b, a int32) bool {
-	return bytes.Equal(d.before.bytesOf(b), d.after.bytesOf(a)) || d.equal(d.before, b, d.after, a)
+	if bytes.Equal(d.before.bytesOf(b), d.after.bytesOf(a)) {
+		return true
+	}
+	switch d.before.tokens[b].kind {
+	case kindObject, kindArray:
+		return false
+	}
+	return d.equal(d.before, b, d.after, a)
 }
 
 // equal reports whether token x of dx and token y of dy are the same JSON
