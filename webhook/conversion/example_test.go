@@ -1,0 +1,61 @@
+package conversion_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/admitkit/admit/webhook/conversion"
+)
+
+// ShirtV1 writes the size as a letter; ShirtV2, the hub, in centimetres.
+type ShirtV1 struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Size              string `json:"size"`
+}
+
+type ShirtV2 struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	ChestCM           int `json:"chestCM"`
+}
+
+func Example() {
+	sizes := map[string]int{"S": 92, "M": 100, "L": 108}
+	hub := conversion.NewHub[ShirtV2]("Shirt")
+	err := conversion.AddVersion(hub, "shop.example.com/v1",
+		func(v *ShirtV1, h *ShirtV2) error {
+			cm, ok := sizes[strings.ToUpper(v.Size)]
+			if !ok {
+				return fmt.Errorf("size %q is not S, M or L", v.Size)
+			}
+			h.ChestCM = cm
+			return nil
+		},
+		func(h *ShirtV2, v *ShirtV1) error {
+			v.Size = "L"
+			for letter, cm := range sizes {
+				if h.ChestCM <= cm && (v.Size == "L" || cm < sizes[v.Size]) {
+					v.Size = letter
+				}
+			}
+			return nil
+		})
+	if err == nil {
+		err = conversion.AddVersion(hub, "shop.example.com/v2",
+			func(v *ShirtV2, h *ShirtV2) error { *h = *v; return nil },
+			func(h *ShirtV2, v *ShirtV2) error { *v = *h; return nil })
+	}
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	out, err := hub.Convert(context.Background(), []byte(`{"apiVersion":"shop.example.com/v1","kind":"Shirt","metadata":{"name":"tee"},"size":"m"}`), "shop.example.com/v2")
+	fmt.Println(string(out), err)
+	// Serve it: http.Handle("/convert", conversion.NewHTTPHandler(hub, conversion.Options{}))
+	// Output:
+	// {"apiVersion":"shop.example.com/v2","chestCM":100,"kind":"Shirt","metadata":{"name":"tee"}} <nil>
+}
