@@ -36,11 +36,13 @@ func Example() {
 			return nil
 		},
 		func(h *ShirtV2, v *ShirtV1) error {
-			v.Size = "L"
-			for letter, cm := range sizes {
-				if h.ChestCM <= cm && (v.Size == "L" || cm < sizes[v.Size]) {
-					v.Size = letter
-				}
+			switch {
+			case h.ChestCM <= sizes["S"]:
+				v.Size = "S"
+			case h.ChestCM <= sizes["M"]:
+				v.Size = "M"
+			default:
+				v.Size = "L"
 			}
 			return nil
 		})
