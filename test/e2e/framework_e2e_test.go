@@ -106,7 +106,9 @@ func TestFrameworkWebhooksOnARealAPIServer(t *testing.T) {
 	if _, err := admissionregistration.MutatingWebhookConfigurations().Create(ctx, mutating, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = admissionregistration.MutatingWebhookConfigurations().Delete(context.Background(), mutating.Name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = admissionregistration.MutatingWebhookConfigurations().Delete(context.Background(), mutating.Name, metav1.DeleteOptions{})
+	})
 	if _, err := admissionregistration.ValidatingWebhookConfigurations().Create(ctx, validating, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
