@@ -1,0 +1,64 @@
+// Package patch generates RFC 6902 JSON Patches, the answer a mutating
+// admission webhook sends back to the API server.
+//
+// # Diff
+//
+// Diff(original, modified) returns a small patch between two JSON
+// documents. Values are compared by meaning, not spelling: 1, 1.0 and 1e0
+// are the same number (compared as exact decimals, never through float64,
+// so distinct int64 values above 2^53 stay distinct); "a" and "\u0061" are
+// the same string; member order and whitespace do not matter; of duplicate
+// keys the last one counts, as in encoding/json. An unchanged number is
+// never rewritten, and a value that did change is copied with its exact
+// text from modified.
+//
+// Objects are diffed member by member and the operations come out in
+// sorted key order, so the same inputs always give the same patch. Arrays
+// are diffed in linear time: the common prefix and suffix are skipped, the
+// elements left in the middle are paired by position and diffed
+// recursively, surplus elements are removed from the highest index down
+// and new ones are added at explicit indices in increasing order (never
+// "/-", so every operation names the element it creates). This is not a
+// longest-common-subsequence diff: inserting one element in the middle of
+// an array that also changed elsewhere can give one operation per shifted
+// element, but never quadratic time.
+//
+// # Lossless
+//
+// A typed webhook decodes the request object into a Go type, lets user
+// code change it and serialises it again. Diffing the received document
+// against that serialisation, as most frameworks do, is lossy twice over:
+// fields the Go type does not know (a newer API server, a feature gate)
+// are removed, and fields the type always writes ("status":{},
+// "resources":{}) are added though nobody set them.
+//
+// Lossless(raw, before, after) separates the two questions. What did the
+// user change? The difference between before and after, two serialisations
+// of the same type that share every artefact of the round trip. Where does
+// that change go? Into raw, the document the API server sent, looked up at
+// the paths where before and after differ, and nowhere else. So:
+//
+//   - members of raw absent from before and after are never touched, unless
+//     the user removes or replaces the object or array that holds them;
+//   - members in before and after but not in raw are round-trip artefacts
+//     and stay out of the patch, unless the user changed them; when a change
+//     lands inside an object raw lacks, that object is added holding only
+//     the changed members;
+//   - an unchanged value in raw keeps its exact bytes (number spelling,
+//     escapes, member order).
+//
+// Array elements are matched by position, as in Diff. That needs raw to
+// hold as many elements as before in each changed array, which a typed
+// round trip guarantees; where it does not, after's whole array replaces
+// raw's.
+//
+// # Speed
+//
+// Both functions parse each document once into a flat list of tokens that
+// keeps every value's byte range, validating as they go (RFC 8259, UTF-8
+// only, nesting up to 10000 levels) and reporting a *SyntaxError with the
+// argument's name and the offset. The diff compares subtrees by their bytes
+// before looking inside, so unchanged parts of an object cost one memory
+// comparison; when before and after are byte-identical no structure is
+// built at all. See docs/benchmarks.md.
+package patch

@@ -1,0 +1,82 @@
+package patch
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestPatchMarshalJSON(t *testing.T) {
+	tests := []struct {
+		name  string
+		patch Patch
+		want  string
+	}{
+		{name: "nil", patch: nil, want: `[]`},
+		{name: "empty", patch: Patch{}, want: `[]`},
+		{name: "value kept verbatim", patch: Patch{{Op: OpAdd, Path: "/a", Value: json.RawMessage(`{"b":1.50,"c":"\u00e9"}`)}},
+			want: `[{"op":"add","path":"/a","value":{"b":1.50,"c":"\u00e9"}}]`},
+		{name: "value compacted", patch: Patch{{Op: OpReplace, Path: "/a", Value: json.RawMessage("[ 1,\n\t\"x y\" ]")}},
+			want: `[{"op":"replace","path":"/a","value":[1,"x y"]}]`},
+		{name: "null value", patch: Patch{{Op: OpAdd, Path: "/a", Value: json.RawMessage(`null`)}},
+			want: `[{"op":"add","path":"/a","value":null}]`},
+		{name: "missing value written as null where required", patch: Patch{{Op: OpAdd, Path: "/a"}, {Op: OpReplace, Path: "/b"}, {Op: OpTest, Path: "/c"}},
+			want: `[{"op":"add","path":"/a","value":null},{"op":"replace","path":"/b","value":null},{"op":"test","path":"/c","value":null}]`},
+		{name: "no value where none is needed", patch: Patch{{Op: OpRemove, Path: "/a"}, {Op: OpMove, From: "/b", Path: "/c"}},
+			want: `[{"op":"remove","path":"/a"},{"op":"move","path":"/c","from":"/b"}]`},
+		{name: "path escaping", patch: Patch{{Op: OpRemove, Path: "/a\"b\\c\n\x01é\xff"}},
+			want: `[{"op":"remove","path":"/a\"b\\c\n\u0001é\ufffd"}]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.patch.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, string(got)); diff != "" {
+				t.Errorf("MarshalJSON mismatch (-want +got):\n%s", diff)
+			}
+			// encoding/json must accept it and agree.
+			viaEncoding, err := json.Marshal(tt.patch)
+			if err != nil {
+				t.Fatalf("json.Marshal: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, string(viaEncoding)); diff != "" {
+				t.Errorf("json.Marshal mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPatchMarshalJSONRejectsInvalidValue(t *testing.T) {
+	p := Patch{{Op: OpAdd, Path: "/ok", Value: json.RawMessage(`1`)}, {Op: OpAdd, Path: "/a", Value: json.RawMessage(`{"b":}`)}}
+	_, err := p.MarshalJSON()
+	var syntaxErr *SyntaxError
+	if !errors.As(err, &syntaxErr) || syntaxErr.Offset != 5 {
+		t.Fatalf("MarshalJSON error = %v, want a *SyntaxError at offset 5", err)
+	}
+	if want := `operation 1: add "/a": value document: invalid JSON at offset 5: unexpected character '}', expected a value`; err.Error() != want {
+		t.Errorf("error = %q, want %q", err, want)
+	}
+}
+
+func TestOperationRoundTrip(t *testing.T) {
+	in := Patch{
+		{Op: OpAdd, Path: "/a~1b/0", Value: json.RawMessage(`{"x":[null]}`)},
+		{Op: OpReplace, Path: "/c", Value: json.RawMessage(`null`)},
+		{Op: OpCopy, From: "/a", Path: "/d"},
+	}
+	encoded, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out Patch
+	if err := json.Unmarshal(encoded, &out); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(in, out); diff != "" {
+		t.Errorf("round trip mismatch (-in +out):\n%s", diff)
+	}
+}
