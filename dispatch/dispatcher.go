@@ -1,0 +1,256 @@
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	admissionv1 "k8s.io/api/admission/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/admitkit/admit/patch"
+)
+
+// Mutator is an in-process mutating step that runs before the webhooks in each round, as the
+// apiserver's built-in admission plugins do. It returns the object, changed or not. When a
+// webhook changes the object, the whole chain runs a second time (reinvocation), mutators included.
+type Mutator interface {
+	Name() string
+	Mutate(ctx context.Context, req *Request, object json.RawMessage) (json.RawMessage, error)
+}
+
+// Options configure a Dispatcher. Configurations must already carry the v1 defaults (the
+// config package applies them when loading).
+type Options struct {
+	Mutating   []*admissionregistrationv1.MutatingWebhookConfiguration
+	Validating []*admissionregistrationv1.ValidatingWebhookConfiguration
+	// Namespaces answers namespaceSelector lookups; default StaticNamespaces{} (every namespace
+	// exists with its name label only).
+	Namespaces NamespaceSource
+	// Resources enables matchPolicy Equivalent; without it only exact rules match.
+	Resources ResourceMapper
+	// Converter converts objects for webhooks matched through an equivalent version.
+	Converter Converter
+	// Conditions compiles matchConditions; required when a webhook has them.
+	Conditions ConditionCompiler
+	// ServiceResolver maps service references to addresses; default <name>.<namespace>.svc:<port>.
+	ServiceResolver ServiceResolver
+	// Mutators run in-process before the webhooks of each mutating round.
+	Mutators []Mutator
+	Metrics  *Metrics
+	Logger   *slog.Logger
+	// NewUID returns the UID of each webhook call; default random UUIDs.
+	NewUID func() string
+	// Now is the clock for durations; default time.Now.
+	Now func() time.Time
+}
+
+// Dispatcher runs admissions through webhook configurations. It is safe for concurrent use and
+// keeps HTTP connections to webhooks between admissions.
+type Dispatcher struct {
+	mutating, validating []*hook
+	namespaces           NamespaceSource
+	resources            ResourceMapper
+	converter            Converter
+	mutators             []Mutator
+	clients              *clientCache
+	metrics              *Metrics
+	logger               *slog.Logger
+	newUID               func() string
+	now                  func() time.Time
+}
+
+// New builds a Dispatcher, compiling selectors and matchConditions once.
+func New(opts Options) (*Dispatcher, error) {
+	m, v, err := newHooks(opts.Mutating, opts.Validating, opts.Conditions)
+	if err != nil {
+		return nil, err
+	}
+	d := &Dispatcher{
+		mutating: m, validating: v,
+		namespaces: opts.Namespaces, resources: opts.Resources, converter: opts.Converter, mutators: opts.Mutators,
+		clients: newClientCache(opts.ServiceResolver), metrics: opts.Metrics, logger: opts.Logger,
+		newUID: opts.NewUID, now: opts.Now,
+	}
+	if d.namespaces == nil {
+		d.namespaces = StaticNamespaces{}
+	}
+	if d.logger == nil {
+		d.logger = slog.New(slog.DiscardHandler)
+	}
+	if d.newUID == nil {
+		d.newUID = func() string { return uuid.NewString() }
+	}
+	if d.now == nil {
+		d.now = time.Now
+	}
+	return d, nil
+}
+
+// admission is the state of one Admit call.
+type admission struct {
+	d   *Dispatcher
+	req *Request
+	// object is the current object in the request's version; webhooks' patches update it.
+	object json.RawMessage
+	// name is what webhooks see as the object's name: empty for a generateName CREATE while
+	// mutating, the generated name while validating.
+	name string
+
+	warnings    warningRecorder
+	mu          sync.Mutex // guards annotations and webhooks during the validating fan-out
+	annotations map[string]string
+	webhooks    []WebhookResult
+}
+
+// Admit runs req through the mutating webhooks (with reinvocation), then the validating
+// webhooks, and returns what the apiserver would decide. The error is only for a malformed
+// Request; a rejection is a Result with Allowed false.
+func (d *Dispatcher) Admit(ctx context.Context, req *Request) (*Result, error) {
+	if err := req.validate(); err != nil {
+		return nil, fmt.Errorf("invalid admission request: %w", err)
+	}
+	a := &admission{d: d, req: req, name: req.Name, annotations: map[string]string{}}
+	if len(req.Object) > 0 {
+		a.object = req.Object
+	}
+
+	start := d.now()
+	err := a.mutate(ctx)
+	d.metrics.observeStep("admit", req.Operation, d.now().Sub(start), err != nil)
+	var rejections []error
+	if err == nil {
+		if req.GeneratedName != "" {
+			a.name = req.GeneratedName
+		}
+		start = d.now()
+		rejections = a.validate(ctx)
+		if len(rejections) > 0 {
+			err = rejections[0]
+		}
+		d.metrics.observeStep("validate", req.Operation, d.now().Sub(start), err != nil)
+	}
+
+	result := &Result{
+		Allowed:          err == nil,
+		Object:           a.object,
+		Warnings:         a.warnings.list(),
+		AuditAnnotations: a.annotations,
+		Webhooks:         a.sortedWebhooks(),
+	}
+	if result.Warnings == nil {
+		result.Warnings = []string{}
+	}
+	if err != nil {
+		result.Status = statusOf(err)
+		if len(rejections) > 1 {
+			for _, r := range rejections {
+				result.Rejections = append(result.Rejections, *statusOf(r))
+			}
+		}
+	}
+	if len(req.Object) > 0 && len(a.object) > 0 {
+		p, perr := patch.Diff(req.Object, a.object)
+		if perr != nil {
+			return nil, fmt.Errorf("computing the patch from the submitted object to the admitted one: %w", perr)
+		}
+		result.Patch = p
+	}
+	if result.Patch == nil {
+		result.Patch = patch.Patch{}
+	}
+	return result, nil
+}
+
+// record appends a webhook's outcome to the result; index is the webhook's position in its phase.
+func (a *admission) record(h *hook, index, round int, outcome Outcome, reason string, p json.RawMessage, elapsed time.Duration) {
+	typ := "validating"
+	if h.mutating {
+		typ = "mutating"
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.webhooks = append(a.webhooks, WebhookResult{
+		Configuration: h.configuration, Name: h.name, Type: typ, Round: round, Outcome: outcome,
+		Reason: reason, Patch: p, Duration: elapsed, DurationSeconds: elapsed.Seconds(), index: index,
+	})
+}
+
+// addAnnotation records an audit annotation the way the apiserver's attributes do: keys must be
+// a qualified name with a prefix; a key may not be given two different values.
+func (a *admission) addAnnotation(key, value string) {
+	if len(strings.Split(key, "/")) != 2 || len(validation.IsQualifiedName(key)) != 0 {
+		a.d.logger.Warn("dropping audit annotation with an invalid key", "key", key)
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if old, ok := a.annotations[key]; ok && old != value {
+		a.d.logger.Warn("dropping audit annotation that would override another value", "key", key)
+		return
+	}
+	a.annotations[key] = value
+}
+
+// objectAs returns the current object in kind's version, converting when the webhook was matched
+// through an equivalent resource.
+func (a *admission) objectAs(kind schema.GroupVersionKind) (json.RawMessage, error) {
+	return a.convert(a.object, kind)
+}
+
+func (a *admission) oldObjectAs(kind schema.GroupVersionKind) (json.RawMessage, error) {
+	return a.convert(a.req.OldObject, kind)
+}
+
+func (a *admission) convert(obj json.RawMessage, kind schema.GroupVersionKind) (json.RawMessage, error) {
+	if len(obj) == 0 || kind == a.req.Kind || a.req.Operation == admissionv1.Connect {
+		return obj, nil
+	}
+	if a.d.converter == nil {
+		return nil, fmt.Errorf("no conversion from %s to %s is configured", a.req.Kind, kind)
+	}
+	return a.d.converter.Convert(obj, kind)
+}
+
+// semanticallyEqual compares two JSON documents by value.
+func semanticallyEqual(x, y json.RawMessage) bool {
+	if string(x) == string(y) {
+		return true
+	}
+	var vx, vy any
+	if json.Unmarshal(x, &vx) != nil || json.Unmarshal(y, &vy) != nil {
+		return false
+	}
+	return reflect.DeepEqual(vx, vy)
+}
+
+// isCanceled reports whether a calling error came from the request being canceled, which the
+// apiserver neither counts nor annotates as a fail-open.
+func isCanceled(err *CallingError) bool { return errors.Is(err.Reason, context.Canceled) }
+
+// sortedWebhooks lists webhook outcomes in configuration order: mutating before validating, by
+// round, by position. Validating webhooks finish in any order.
+func (a *admission) sortedWebhooks() []WebhookResult {
+	out := append([]WebhookResult(nil), a.webhooks...)
+	sort.SliceStable(out, func(i, j int) bool {
+		x, y := out[i], out[j]
+		if x.Type != y.Type {
+			return x.Type == "mutating"
+		}
+		if x.Round != y.Round {
+			return x.Round < y.Round
+		}
+		return x.index < y.index
+	})
+	return out
+}

@@ -1,0 +1,23 @@
+// Package dispatch calls admission webhooks exactly as kube-apiserver 1.36 does.
+//
+// One admission travels through these files, in order:
+//
+//	dispatcher.go  Dispatcher.Admit: mutating phase, then validating phase, then the Result
+//	match.go       whether a webhook is called: namespaceSelector, objectSelector, rules,
+//	               matchPolicy Equivalent, matchConditions (in the apiserver's order)
+//	call.go        one call: AdmissionReview, HTTP client, timeout, retries, response checks
+//	mutating.go    the serial mutating chain with reinvocation
+//	validating.go  the parallel validating fan-out
+//	errors.go      calling errors vs rejections, and the statuses the client sees
+//	warnings.go    the warning recorder (dedup, 4096-rune budget)
+//	metrics.go     the apiserver's webhook metrics on an injected registry
+//
+// Two deliberate differences from kube-apiserver, both documented where they happen: a webhook
+// that answers with a redirect is not followed (CVE-2020-8561), and when several validating
+// webhooks reject, the rejection of the lowest-index webhook is returned (the apiserver returns
+// whichever finished first); every rejection is still in the Result.
+//
+// What admit cannot do offline: kube-apiserver applies its built-in defaulting to the object
+// after every mutating webhook and runs its built-in admission plugins; admit runs only webhooks
+// and in-process mutators you register (see Mutator).
+package dispatch

@@ -1,0 +1,225 @@
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	admissionv1 "k8s.io/api/admission/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+)
+
+// Audit annotation key prefixes the mutating phase writes, as the apiserver names them.
+const (
+	mutationAnnotationPrefix           = "mutation.webhook.admission.k8s.io/"
+	patchAnnotationPrefix              = "patch.webhook.admission.k8s.io/"
+	mutationFailedOpenAnnotationPrefix = "failed-open.mutation.webhook.admission.k8s.io/"
+)
+
+// reinvocation tracks which IfNeeded webhooks must run again, per A9 of the apiserver's design:
+// a webhook's change schedules every earlier IfNeeded webhook, never itself; there is at most
+// one extra round, and a webhook not called in the first round is never called in the second.
+type reinvocation struct {
+	previouslyInvoked map[string]bool
+	reinvoke          map[string]bool
+	shouldReinvoke    bool
+	lastOutput        json.RawMessage
+}
+
+func (r *reinvocation) requirePreviouslyInvoked() {
+	for uid := range r.previouslyInvoked {
+		r.reinvoke[uid] = true
+	}
+	r.previouslyInvoked = map[string]bool{}
+}
+
+// mutate runs the mutating chain: in-process mutators then webhooks, serially, and once more if a
+// webhook changed the object.
+func (a *admission) mutate(ctx context.Context) error {
+	re := &reinvocation{previouslyInvoked: map[string]bool{}, reinvoke: map[string]bool{}}
+	for round := 0; round < 2; round++ {
+		if round == 1 && !re.shouldReinvoke {
+			return nil
+		}
+		for _, m := range a.d.mutators {
+			if len(a.object) == 0 {
+				break
+			}
+			out, err := m.Mutate(ctx, a.req, a.object)
+			if err != nil {
+				return fmt.Errorf("in-process mutator %s: %w", m.Name(), err)
+			}
+			a.object = out
+		}
+		if round == 1 && !semanticallyEqual(re.lastOutput, a.object) {
+			// Something other than the webhooks changed the object in this round.
+			re.requirePreviouslyInvoked()
+		}
+		err := a.mutatingRound(ctx, round, re)
+		re.lastOutput = a.object
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *admission) mutatingRound(ctx context.Context, round int, re *reinvocation) error {
+	for i, h := range a.d.mutating {
+		inv, skipped, err := a.shouldCall(ctx, h)
+		if err != nil {
+			a.record(h, i, round, OutcomeError, err.Error(), nil, 0)
+			return err
+		}
+		if inv == nil {
+			if round == 0 {
+				a.record(h, i, round, OutcomeSkipped, skipped.reason, nil, 0)
+			}
+			continue
+		}
+		if round == 1 && !re.reinvoke[h.uid] {
+			continue
+		}
+		start := a.d.now()
+		changed, p, err := a.callMutating(ctx, inv, round, i)
+		elapsed := a.d.now().Sub(start)
+		op := a.req.Operation
+		if changed {
+			re.requirePreviouslyInvoked()
+			re.shouldReinvoke = true
+		}
+		if h.reinvokable() {
+			re.previouslyInvoked[h.uid] = true
+		}
+
+		var callErr *CallingError
+		var rejection *Rejection
+		switch {
+		case err == nil:
+			a.d.metrics.observeCall(h, op, elapsed, false, 200)
+			outcome := OutcomeAllowed
+			if p != nil {
+				outcome = OutcomePatched
+			}
+			a.record(h, i, round, outcome, "", p, elapsed)
+			continue
+		case errors.As(err, &callErr):
+			ignore := h.ignoresFailures()
+			if !ignore && !isCanceled(callErr) {
+				a.d.metrics.observeRejection(h, op, rejectionCallingError, int(callErr.Status.ErrStatus.Code))
+			}
+			a.d.metrics.observeCall(h, op, elapsed, !ignore, int(callErr.Status.ErrStatus.Code))
+			if !ignore {
+				a.record(h, i, round, OutcomeError, callErr.Error(), nil, elapsed)
+				return apierrors.NewInternalError(callErr)
+			}
+			if !isCanceled(callErr) {
+				a.d.metrics.observeFailOpen(h)
+				a.addAnnotation(fmt.Sprintf("%sround_%d_index_%d", mutationFailedOpenAnnotationPrefix, round, i), h.name)
+			}
+			a.d.logger.Warn("calling webhook failed; failing open", "webhook", h.name, "error", callErr.Error())
+			a.record(h, i, round, OutcomeFailedOpen, callErr.Error(), nil, elapsed)
+			if ctx.Err() != nil {
+				// The request's own deadline passed: no point calling the next webhooks.
+				return requestTimeout()
+			}
+		case errors.As(err, &rejection):
+			a.d.metrics.observeRejection(h, op, rejectionNoError, int(rejection.Status.ErrStatus.Code))
+			a.d.metrics.observeCall(h, op, elapsed, true, int(rejection.Status.ErrStatus.Code))
+			a.record(h, i, round, OutcomeDenied, rejection.Status.ErrStatus.Message, nil, elapsed)
+			return rejection.Status
+		default:
+			a.d.metrics.observeRejection(h, op, rejectionInternalError, 0)
+			a.d.metrics.observeCall(h, op, elapsed, true, 0)
+			a.record(h, i, round, OutcomeError, err.Error(), p, elapsed)
+			return err
+		}
+	}
+	return nil
+}
+
+// callMutating calls one mutating webhook and applies its patch. It returns whether the object
+// changed and the patch the webhook sent.
+func (a *admission) callMutating(ctx context.Context, inv *invocation, round, index int) (changed bool, sent json.RawMessage, err error) {
+	h := inv.hook
+	defer func() {
+		// Every invoked webhook gets a mutation annotation, also when it failed.
+		value, _ := json.Marshal(struct {
+			Configuration string `json:"configuration"`
+			Webhook       string `json:"webhook"`
+			Mutated       bool   `json:"mutated"`
+		}{h.configuration, h.name, changed})
+		a.addAnnotation(fmt.Sprintf("%sround_%d_index_%d", mutationAnnotationPrefix, round, index), string(value))
+	}()
+
+	object, err := a.objectAs(inv.kind)
+	if err != nil {
+		return false, nil, apierrors.NewInternalError(err)
+	}
+	old, err := a.oldObjectAs(inv.kind)
+	if err != nil {
+		return false, nil, apierrors.NewInternalError(err)
+	}
+	res, err := a.call(ctx, inv, object, old)
+	if err != nil {
+		return false, nil, err
+	}
+	resp := res.response
+	for k, v := range resp.AuditAnnotations {
+		a.addAnnotation(h.name+"/"+k, v)
+	}
+	for _, w := range resp.Warnings {
+		a.warnings.add(w)
+	}
+	if !resp.Allowed {
+		return false, nil, &Rejection{WebhookName: h.name, Status: rejectionStatus(h.name, resp.Result)}
+	}
+	if len(resp.Patch) == 0 {
+		return false, nil, nil
+	}
+	ops, err := jsonpatch.DecodePatch(resp.Patch)
+	if err != nil {
+		return false, nil, &CallingError{WebhookName: h.name, Reason: fmt.Errorf("received undecodable patch in webhook response: %w", err),
+			Status: apierrors.NewServiceUnavailable("error decoding patch in webhook response")}
+	}
+	if len(ops) == 0 {
+		return false, nil, nil
+	}
+	sent = json.RawMessage(resp.Patch)
+	if len(object) == 0 {
+		return false, sent, apierrors.NewInternalError(fmt.Errorf("admission webhook %q attempted to modify the object, which is not supported for this operation", h.name))
+	}
+	if resp.PatchType == nil || *resp.PatchType != admissionv1.PatchTypeJSONPatch {
+		patchType := ""
+		if resp.PatchType != nil {
+			patchType = string(*resp.PatchType)
+		}
+		return false, sent, &CallingError{WebhookName: h.name, Reason: fmt.Errorf("unsupported patch type %q", patchType), Status: rejectionStatus(h.name, resp.Result)}
+	}
+	patched, err := ops.Apply(object)
+	if err != nil {
+		return false, sent, apierrors.NewInternalError(err)
+	}
+	var asObject map[string]any
+	if err := json.Unmarshal(patched, &asObject); err != nil {
+		return false, sent, apierrors.NewInternalError(fmt.Errorf("decoding the patched object: %w", err))
+	}
+	changed = !semanticallyEqual(object, patched)
+	if inv.kind != a.req.Kind && a.d.converter != nil {
+		if patched, err = a.d.converter.Convert(patched, a.req.Kind); err != nil {
+			return false, sent, apierrors.NewInternalError(err)
+		}
+	}
+	normalized, _ := json.Marshal(ops) // the apiserver records the decoded patch
+	annotation, _ := json.Marshal(struct {
+		Configuration string          `json:"configuration"`
+		Webhook       string          `json:"webhook"`
+		Patch         json.RawMessage `json:"patch"`
+		PatchType     string          `json:"patchType"`
+	}{h.configuration, h.name, normalized, string(admissionv1.PatchTypeJSONPatch)})
+	a.addAnnotation(fmt.Sprintf("%sround_%d_index_%d", patchAnnotationPrefix, round, index), string(annotation))
+	a.object = patched
+	return changed, sent, nil
+}

@@ -1,0 +1,80 @@
+package dispatch
+
+import (
+	"encoding/json"
+	"fmt"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Request is one admission: what kube-apiserver knows about a write when it runs admission.
+type Request struct {
+	// Kind and Resource of the object as the client sent it.
+	Kind     schema.GroupVersionKind
+	Resource schema.GroupVersionResource
+	// SubResource, e.g. "status" or "eviction"; empty for the main resource.
+	SubResource string
+	// Name of the object; empty on CREATE with generateName (the validating phase then sees the
+	// generated name in GeneratedName).
+	Name string
+	// GeneratedName is the name the apiserver generated for a generateName CREATE; webhooks in
+	// the validating phase see it. Leave empty to keep Name.
+	GeneratedName string
+	// Namespace of the object; empty for cluster-scoped objects; for a Namespace, its own name.
+	Namespace string
+	// Operation is CREATE, UPDATE, DELETE or CONNECT.
+	Operation admissionv1.Operation
+	// Object is the new object as JSON (nil on DELETE; the options object on CONNECT); OldObject
+	// the existing object (UPDATE and DELETE).
+	Object, OldObject json.RawMessage
+	// Options is the CreateOptions/UpdateOptions/DeleteOptions as JSON (nil on CONNECT); when nil
+	// on another operation, an empty options object of the right kind is sent.
+	Options json.RawMessage
+	// DryRun marks requests that will not be persisted.
+	DryRun bool
+	// UserInfo is the requesting user.
+	UserInfo authenticationv1.UserInfo
+}
+
+func (r *Request) validate() error {
+	switch r.Operation {
+	case admissionv1.Create, admissionv1.Update, admissionv1.Delete, admissionv1.Connect:
+	default:
+		return fmt.Errorf("operation %q is not one of CREATE, UPDATE, DELETE, CONNECT", r.Operation)
+	}
+	if r.Kind.Kind == "" || r.Kind.Version == "" {
+		return fmt.Errorf("the request needs the object's kind and version, got %q", r.Kind.String())
+	}
+	if r.Resource.Resource == "" || r.Resource.Version == "" {
+		return fmt.Errorf("the request needs the resource and version, got %q", r.Resource.String())
+	}
+	switch r.Operation {
+	case admissionv1.Create, admissionv1.Update:
+		if len(r.Object) == 0 {
+			return fmt.Errorf("a %s request needs an object", r.Operation)
+		}
+	case admissionv1.Delete:
+		if len(r.Object) != 0 {
+			return fmt.Errorf("a DELETE request has no new object: pass the object being deleted as the old object")
+		}
+	}
+	if r.Operation == admissionv1.Update && len(r.OldObject) == 0 {
+		return fmt.Errorf("an UPDATE request needs the old object")
+	}
+	return nil
+}
+
+// optionsFor returns the options object the apiserver sends for op when the caller gave none.
+func optionsFor(op admissionv1.Operation) json.RawMessage {
+	switch op {
+	case admissionv1.Create:
+		return json.RawMessage(`{"kind":"CreateOptions","apiVersion":"meta.k8s.io/v1"}`)
+	case admissionv1.Update:
+		return json.RawMessage(`{"kind":"UpdateOptions","apiVersion":"meta.k8s.io/v1"}`)
+	case admissionv1.Delete:
+		return json.RawMessage(`{"kind":"DeleteOptions","apiVersion":"meta.k8s.io/v1"}`)
+	}
+	return nil
+}

@@ -1,0 +1,56 @@
+package dispatch
+
+import (
+	"encoding/json"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/admitkit/admit/patch"
+)
+
+// Outcome of one webhook for one admission.
+type Outcome string
+
+const (
+	OutcomeAllowed    Outcome = "allowed"     // called, admitted without change
+	OutcomePatched    Outcome = "patched"     // called, admitted with a patch
+	OutcomeDenied     Outcome = "denied"      // called, answered allowed=false
+	OutcomeError      Outcome = "error"       // the call or its answer failed the request
+	OutcomeFailedOpen Outcome = "failed-open" // the call failed and failurePolicy Ignore admitted
+	OutcomeSkipped    Outcome = "skipped"     // not called; Reason says why
+)
+
+// WebhookResult is what happened with one webhook in one round.
+type WebhookResult struct {
+	Configuration string  `json:"configuration"`
+	Name          string  `json:"name"`
+	Type          string  `json:"type"` // mutating or validating
+	Round         int     `json:"round"`
+	Outcome       Outcome `json:"outcome"`
+	// Reason says why a webhook was skipped, or what its error or denial was.
+	Reason string `json:"reason,omitempty"`
+	// Patch is the JSON patch a mutating webhook returned.
+	Patch           json.RawMessage `json:"patch,omitempty"`
+	Duration        time.Duration   `json:"-"`
+	DurationSeconds float64         `json:"durationSeconds"`
+
+	index int // position in its phase, for ordering
+}
+
+// Result is the outcome of one admission: the `admit review` contract.
+type Result struct {
+	Allowed bool `json:"allowed"`
+	// Status is what the API client receives when the request is rejected.
+	Status *metav1.Status `json:"status,omitempty"`
+	// Object is the object after mutation (null for DELETE and CONNECT).
+	Object json.RawMessage `json:"object"`
+	// Patch turns the submitted object into Object.
+	Patch            patch.Patch       `json:"patch"`
+	Warnings         []string          `json:"warnings"`
+	AuditAnnotations map[string]string `json:"auditAnnotations"`
+	Webhooks         []WebhookResult   `json:"webhooks"`
+	// Rejections lists every rejecting validating webhook's status when several rejected; Status
+	// is the first of them by webhook order.
+	Rejections []metav1.Status `json:"rejections,omitempty"`
+}
