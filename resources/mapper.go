@@ -180,24 +180,19 @@ func (m *Mapper) ResourceFor(gvk schema.GroupVersionKind) (Resource, error) {
 	if e, ok := m.byKind[gvk]; ok {
 		return e.clone(), nil
 	}
-	var versions []string
-	var sameName string
+	err := &NotFoundError{Kind: gvk}
 	for _, e := range m.entries {
 		if !e.served || e.Kind.Group != gvk.Group {
 			continue
 		}
 		if e.Kind.Kind == gvk.Kind {
-			versions = append(versions, e.Kind.Version)
-		} else if strings.EqualFold(e.Kind.Kind, gvk.Kind) && e.Kind.Version == gvk.Version {
-			sameName = e.Kind.Kind
+			// The kind in other versions: name them in the order the apiserver prefers.
+			err.hint = m.servedVersionsHint(e.GVR.GroupResource())
+			break
 		}
-	}
-	err := &NotFoundError{Kind: gvk}
-	switch {
-	case len(versions) > 0:
-		err.hint = "served in " + pluralize("version", len(versions)) + " " + strings.Join(versions, ", ")
-	case sameName != "":
-		err.hint = fmt.Sprintf("kinds are case-sensitive: did you mean %q?", sameName)
+		if strings.EqualFold(e.Kind.Kind, gvk.Kind) && e.Kind.Version == gvk.Version {
+			err.hint = fmt.Sprintf("kinds are case-sensitive: did you mean %q?", e.Kind.Kind)
+		}
 	}
 	return Resource{}, err
 }
