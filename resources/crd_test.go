@@ -172,8 +172,10 @@ func TestWithCRDsErrors(t *testing.T) {
 		wantErr string
 	}{
 		{
-			name:    "nil",
-			crds:    func() []*apiextensionsv1.CustomResourceDefinition { return []*apiextensionsv1.CustomResourceDefinition{foosCRD(), nil} },
+			name: "nil",
+			crds: func() []*apiextensionsv1.CustomResourceDefinition {
+				return []*apiextensionsv1.CustomResourceDefinition{foosCRD(), nil}
+			},
 			wantErr: `CustomResourceDefinition 2 of 2 is nil`,
 		},
 		{
@@ -187,8 +189,11 @@ func TestWithCRDsErrors(t *testing.T) {
 			wantErr: `CustomResourceDefinition "foos.example.com": spec.names.plural is empty`,
 		},
 		{
-			name:    "upper-case plural",
-			crds:    one(func(c *apiextensionsv1.CustomResourceDefinition) { c.Spec.Names.Plural = "Foos"; c.Name = "Foos.example.com" }),
+			name: "upper-case plural",
+			crds: one(func(c *apiextensionsv1.CustomResourceDefinition) {
+				c.Spec.Names.Plural = "Foos"
+				c.Name = "Foos.example.com"
+			}),
 			wantErr: `CustomResourceDefinition "Foos.example.com": spec.names.plural "Foos" must be lower-case and contain no "/"`,
 		},
 		{
@@ -229,8 +234,10 @@ func TestWithCRDsErrors(t *testing.T) {
 			wantErr: `CustomResourceDefinition "deployments.apps": resource "deployments" in group "apps": it is already defined`,
 		},
 		{
-			name:    "the same CRD twice",
-			crds:    func() []*apiextensionsv1.CustomResourceDefinition { return []*apiextensionsv1.CustomResourceDefinition{foosCRD(), foosCRD()} },
+			name: "the same CRD twice",
+			crds: func() []*apiextensionsv1.CustomResourceDefinition {
+				return []*apiextensionsv1.CustomResourceDefinition{foosCRD(), foosCRD()}
+			},
 			wantErr: `CustomResourceDefinition "foos.example.com": resource "foos" in group "example.com": CustomResourceDefinition "foos.example.com" defines it too`,
 		},
 		{
