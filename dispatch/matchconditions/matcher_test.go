@@ -3,7 +3,6 @@ package matchconditions
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 
@@ -323,49 +322,39 @@ func TestMatchWithoutAuthorizerDeniesEverything(t *testing.T) {
 	}
 }
 
-// quadratic is about 840,000 cost units on a 350-item list: under the 1,000,000 limit of one
-// expression, but three of them exceed the 2,500,000 budget of a webhook.
-const quadratic = "object.items.all(x, object.items.all(y, x + y >= 0))"
-
-func itemsJSON(n int) []byte {
-	items := make([]string, n)
-	for i := range items {
-		items[i] = fmt.Sprint(i)
-	}
-	return []byte(`{"items":[` + strings.Join(items, ",") + `]}`)
-}
+// Authorization checks cost 350,000 each: two fit in the 1,000,000 limit of one expression,
+// eight do not fit in the 2,500,000 budget of a webhook's conditions. With no authorizer
+// every check is denied, so twoChecks is true and threeChecks is over its limit.
+const (
+	twoChecks   = "!authorizer.group('').resource('pods').check('get').allowed() && !authorizer.group('').resource('pods').check('list').allowed()"
+	threeChecks = twoChecks + " && !authorizer.group('').resource('pods').check('watch').allowed()"
+)
 
 func TestMatchCostLimits(t *testing.T) {
 	tests := []struct {
 		name       string
 		conditions []admissionregistrationv1.MatchCondition
-		items      int
 		want       Result
 		wantErr    string
 	}{{
-		name:       "two expensive conditions fit the budget",
-		conditions: conditions("a", quadratic, "b", quadratic),
-		items:      350,
+		name:       "three conditions of two checks fit the budget",
+		conditions: conditions("a", twoChecks, "b", twoChecks, "c", twoChecks),
 		want:       Result{Matched: true},
 	}, {
-		name:       "three exceed the budget",
-		conditions: conditions("a", quadratic, "b", quadratic, "c", quadratic),
-		items:      350,
+		name:       "four exceed the budget",
+		conditions: conditions("a", twoChecks, "b", twoChecks, "c", twoChecks, "d", twoChecks),
 		wantErr:    "validation failed due to running out of cost budget, no further validation rules will be run",
 	}, {
 		name:       "running out of budget is an error even after a false condition",
-		conditions: conditions("false", "false", "a", quadratic, "b", quadratic, "c", quadratic),
-		items:      350,
+		conditions: conditions("false", "false", "a", twoChecks, "b", twoChecks, "c", twoChecks, "d", twoChecks),
 		wantErr:    "validation failed due to running out of cost budget, no further validation rules will be run",
 	}, {
 		name:       "one expression over the per-expression limit is an evaluation error",
-		conditions: conditions("a", quadratic),
-		items:      450,
-		wantErr:    "expression '" + quadratic + "' resulted in error: operation cancelled: actual cost limit exceeded",
+		conditions: conditions("a", threeChecks),
+		wantErr:    "expression '" + threeChecks + "' resulted in error: operation cancelled: actual cost limit exceeded",
 	}, {
 		name:       "a false condition still wins over a condition over its limit",
-		conditions: conditions("a", quadratic, "false", "false"),
-		items:      450,
+		conditions: conditions("a", threeChecks, "false", "false"),
 		want:       Result{FalseCondition: "false", EvaluationErrors: 1},
 	}}
 	for _, tc := range tests {
@@ -374,7 +363,7 @@ func TestMatchCostLimits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := m.Match(context.Background(), Input{Request: createPod(), Object: itemsJSON(tc.items)})
+			got, err := m.Match(context.Background(), Input{Request: createPod(), Object: []byte(podJSON)})
 			if gotErr := errString(err); gotErr != tc.wantErr {
 				t.Fatalf("error:\n got: %s\nwant: %s", gotErr, tc.wantErr)
 			}
