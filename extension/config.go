@@ -2,6 +2,7 @@ package extension
 
 import (
 	"crypto/x509"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"time"
@@ -118,7 +119,7 @@ func (e Extension) prepare(path *field.Path) (*registered, field.ErrorList) {
 	}
 	selector, err := selectorFor(e.NamespaceSelector)
 	if err != nil {
-		errs = append(errs, field.Invalid(path.Child("namespaceSelector"), e.NamespaceSelector.String(), err.Error()))
+		errs = append(errs, field.Invalid(path.Child("namespaceSelector"), selectorJSON(e.NamespaceSelector), err.Error()))
 	}
 	out.selector = selector
 	return out, errs
@@ -131,18 +132,51 @@ func selectorFor(s *metav1.LabelSelector) (labels.Selector, error) {
 	return metav1.LabelSelectorAsSelector(s)
 }
 
+// selectorJSON renders a selector the way users write it, for error messages.
+func selectorJSON(s *metav1.LabelSelector) string {
+	out, err := json.Marshal(s)
+	if err != nil {
+		return s.String()
+	}
+	return string(out)
+}
+
+// validateHook also keeps hook parts safe to use as URL path segments (HandlerPath).
 func validateHook(h Hook, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if h.Group == "" {
 		errs = append(errs, field.Required(path.Child("group"), "a hook belongs to an API group"))
 	}
+	for _, msg := range validation.IsDNS1123Subdomain(h.Group) {
+		if h.Group != "" {
+			errs = append(errs, field.Invalid(path.Child("group"), h.Group, msg))
+		}
+	}
 	if h.Version == "" {
 		errs = append(errs, field.Required(path.Child("version"), "a hook has an API version"))
 	}
-	if h.Name == "" {
+	for _, msg := range validation.IsDNS1123Label(h.Version) {
+		if h.Version != "" {
+			errs = append(errs, field.Invalid(path.Child("version"), h.Version, msg))
+		}
+	}
+	switch {
+	case h.Name == "":
 		errs = append(errs, field.Required(path.Child("name"), "a hook has a name"))
+	case !isHookName(h.Name):
+		errs = append(errs, field.Invalid(path.Child("name"), h.Name, "must be letters and digits, starting with a letter (e.g. BeforeClusterUpgrade)"))
 	}
 	return errs
+}
+
+func isHookName(name string) bool {
+	for i, r := range name {
+		letter := (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
+		if !letter && (i == 0 || r < '0' || r > '9') {
+			return false
+		}
+	}
+	return name != ""
 }
 
 // validateClientConfig returns the parsed URL of a URL config (nil for a service reference).

@@ -163,10 +163,20 @@ func hookFrom(ref HookReference, path *field.Path) (Hook, field.ErrorList) {
 	case gv.Group == "" || gv.Version == "":
 		errs = append(errs, field.Invalid(path.Child("apiVersion"), ref.APIVersion, "must be <group>/<version>"))
 	}
-	if ref.Hook == "" {
+	switch {
+	case ref.Hook == "":
 		errs = append(errs, field.Required(path.Child("hook"), "the name of the hook the handler serves"))
+	case !isHookName(ref.Hook):
+		errs = append(errs, field.Invalid(path.Child("hook"), ref.Hook, "must be letters and digits, starting with a letter (e.g. BeforeClusterUpgrade)"))
 	}
-	return Hook{Group: gv.Group, Version: gv.Version, Name: ref.Hook}, errs
+	hook := Hook{Group: gv.Group, Version: gv.Version, Name: ref.Hook}
+	if len(errs) == 0 {
+		// Group and version parsed; they must still be path-safe names.
+		for _, e := range validateHook(hook, path) {
+			errs = append(errs, field.Invalid(path.Child("apiVersion"), ref.APIVersion, e.Detail))
+		}
+	}
+	return hook, errs
 }
 
 // withPathSuffix returns config with suffix appended to its URL path or service path. A URL that

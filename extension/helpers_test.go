@@ -2,6 +2,7 @@ package extension_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -16,6 +17,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"runtime"
 	"strings"
 	"sync"
@@ -231,4 +233,16 @@ func (b *syncBuffer) lines() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return strings.Split(strings.TrimSpace(b.buf.String()), "\n")
+}
+
+// loopbackResolver resolves every service to the test server at serverURL, keeping its path.
+func loopbackResolver(t testing.TB, serverURL string) extension.ServiceResolver {
+	t.Helper()
+	u, err := url.Parse(serverURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return extension.ServiceResolverFunc(func(_ context.Context, svc extension.ServiceReference) (*url.URL, error) {
+		return &url.URL{Scheme: "https", Host: u.Host, Path: svc.Path}, nil
+	})
 }
