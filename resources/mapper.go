@@ -259,8 +259,8 @@ func (m *Mapper) lookup(gvr schema.GroupVersionResource) (*entry, error) {
 		if e.GVR.Group != gvr.Group || !e.served {
 			continue
 		}
-		kind := strings.ToLower(e.Kind.Kind)
-		if r := strings.ToLower(gvr.Resource); r == kind || r == e.GVR.Resource+"s" || r+"s" == e.GVR.Resource {
+		// "pod", "Deployment" and "Pods" are common slips for "pods" and "deployments".
+		if strings.EqualFold(gvr.Resource, e.Kind.Kind) || strings.EqualFold(gvr.Resource, e.GVR.Resource) {
 			err.hint = fmt.Sprintf("resource names are lower-case plurals: did you mean %q?", e.GVR.Resource)
 			break
 		}

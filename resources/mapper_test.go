@@ -72,6 +72,14 @@ func TestBuiltinKindFor(t *testing.T) {
 			wantErr: `no resource "pod" in group "" version "v1" (resource names are lower-case plurals: did you mean "pods"?)`,
 		},
 		{
+			name: "kind instead of resource", resource: gvr("apps", "v1", "Deployment"),
+			wantErr: `no resource "Deployment" in group "apps" version "v1" (resource names are lower-case plurals: did you mean "deployments"?)`,
+		},
+		{
+			name: "upper-case resource", resource: gvr("", "v1", "Pods"),
+			wantErr: `no resource "Pods" in group "" version "v1" (resource names are lower-case plurals: did you mean "pods"?)`,
+		},
+		{
 			name: "unknown subresource", resource: gvr("apps", "v1", "deployments"), subresource: "rollback",
 			wantErr: `resource "deployments" in group "apps" version "v1" has no subresource "rollback" (it has scale, status)`,
 		},
@@ -327,7 +335,7 @@ func TestMapperIsImmutable(t *testing.T) {
 }
 
 func TestResourceSubresource(t *testing.T) {
-	r := Resource{Subresources: []Subresource{{Name: "scale"}, {Name: "status"}}}
+	r := Resource{Subresources: []Subresource{{Name: "status"}, {Name: "scale"}}}
 	for _, tt := range []struct {
 		name  string
 		found bool

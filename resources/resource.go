@@ -3,7 +3,6 @@ package resources
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -46,13 +45,13 @@ type Subresource struct {
 
 // Subresource returns the named subresource of r.
 func (r Resource) Subresource(name string) (Subresource, bool) {
-	i, found := slices.BinarySearchFunc(r.Subresources, name, func(s Subresource, name string) int {
-		return strings.Compare(s.Name, name)
-	})
-	if !found {
-		return Subresource{}, false
+	// A linear search: there are few subresources, and a Resource built by hand may not be sorted.
+	for _, s := range r.Subresources {
+		if s.Name == name {
+			return s, true
+		}
 	}
-	return r.Subresources[i], true
+	return Subresource{}, false
 }
 
 // clone returns a deep copy of r, so that callers can never change what a Mapper holds.
