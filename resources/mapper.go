@@ -35,7 +35,8 @@ type entry struct {
 	served bool
 }
 
-// newMapper validates and indexes entries. classes lists the equivalence classes in the
+// newMapper validates and indexes entries, taking them over: it sorts their verbs and
+// subresources in place, so callers pass entries nobody else holds. classes lists the equivalence classes in the
 // apiserver's order; a group-resource in no class must have a single version, and is equivalent
 // only to itself.
 func newMapper(serverVersion string, entries []*entry, classes [][]schema.GroupVersionResource) (*Mapper, error) {
