@@ -27,6 +27,12 @@ func DiscoveryHook() Hook {
 	return Hook{Group: DiscoveryGroup, Version: DiscoveryVersion, Name: "Discovery"}
 }
 
+// DiscoveryPath is the path, relative to an extension server's base URL, at which the server
+// answers discovery.
+func DiscoveryPath() string {
+	return DiscoveryHook().path()
+}
+
 // DiscoveryRequest is the body of a discovery call; it carries nothing yet.
 type DiscoveryRequest struct{}
 
@@ -74,7 +80,7 @@ func (c *Caller) Discover(ctx context.Context, server ExtensionServer) ([]Extens
 	endpoint := Extension{
 		Name:              server.Name,
 		Hook:              DiscoveryHook(),
-		ClientConfig:      withPathSuffix(server.ClientConfig, DiscoveryHook().path()),
+		ClientConfig:      withPathSuffix(server.ClientConfig, DiscoveryPath()),
 		FailurePolicy:     FailurePolicyFail,
 		NamespaceSelector: server.NamespaceSelector,
 	}

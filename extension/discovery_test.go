@@ -15,9 +15,13 @@ import (
 
 func ptr[T any](v T) *T { return &v }
 
-func discoveryPath() string {
-	h := extension.DiscoveryHook()
-	return "/" + h.Group + "/" + h.Version + "/discovery"
+// discoveryPath spells the documented path out, to catch DiscoveryPath drifting from it.
+func discoveryPath() string { return "/hooks.admitkit.io/v1alpha1/discovery" }
+
+func TestDiscoveryPath(t *testing.T) {
+	if got := extension.DiscoveryPath(); got != discoveryPath() {
+		t.Errorf("DiscoveryPath() = %q, want %q", got, discoveryPath())
+	}
 }
 
 func TestDiscoverThenCallAll(t *testing.T) {
