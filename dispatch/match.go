@@ -33,8 +33,9 @@ type ConditionCompiler func(conditions []admissionregistrationv1.MatchCondition,
 // ResourceMapper knows which resources are the same objects served under other versions (for
 // matchPolicy Equivalent) and the kind of each.
 type ResourceMapper interface {
-	// EquivalentResources lists the resources equivalent to gvr, gvr included, in a stable order.
-	EquivalentResources(gvr schema.GroupVersionResource) []schema.GroupVersionResource
+	// Equivalents lists the resources equivalent to gvr that have the subresource, gvr
+	// included, in the apiserver's order.
+	Equivalents(gvr schema.GroupVersionResource, subresource string) []schema.GroupVersionResource
 	// KindFor returns the kind of gvr's subresource (or of gvr itself when subresource is empty).
 	KindFor(gvr schema.GroupVersionResource, subresource string) (schema.GroupVersionKind, error)
 }
@@ -175,7 +176,7 @@ func (a *admission) matchRules(h *hook) (*invocation, error) {
 	if h.matchPolicy == nil || *h.matchPolicy != admissionregistrationv1.Equivalent || a.d.resources == nil {
 		return nil, nil
 	}
-	equivalents := a.d.resources.EquivalentResources(req.Resource)
+	equivalents := a.d.resources.Equivalents(req.Resource, req.SubResource)
 	for _, r := range h.rules {
 		for _, eq := range equivalents {
 			if eq == req.Resource || !ruleMatches(r, req, eq) {

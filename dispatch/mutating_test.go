@@ -301,7 +301,7 @@ var (
 	hpaV2 = schema.GroupVersionResource{Group: "autoscaling", Version: "v2", Resource: "horizontalpodautoscalers"}
 )
 
-func (hpaResources) EquivalentResources(gvr schema.GroupVersionResource) []schema.GroupVersionResource {
+func (hpaResources) Equivalents(gvr schema.GroupVersionResource, _ string) []schema.GroupVersionResource {
 	if gvr.GroupResource() == hpaV1.GroupResource() {
 		return []schema.GroupVersionResource{hpaV2, hpaV1}
 	}

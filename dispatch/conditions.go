@@ -1,0 +1,42 @@
+package dispatch
+
+import (
+	"context"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+
+	"github.com/admitkit/admit/dispatch/matchconditions"
+)
+
+// CELConditions compiles matchConditions with kube-apiserver's CEL environment. authz answers the
+// expressions' authorizer checks; nil denies every check.
+func CELConditions(authz authorizer.Authorizer) ConditionCompiler {
+	return func(conditions []admissionregistrationv1.MatchCondition, failurePolicy *admissionregistrationv1.FailurePolicyType) (ConditionMatcher, error) {
+		m, err := matchconditions.Compile(conditions)
+		if err != nil {
+			return nil, err
+		}
+		ignore := failurePolicy != nil && *failurePolicy == admissionregistrationv1.Ignore
+		return &celConditions{matcher: m, authz: authz, ignoreErrors: ignore}, nil
+	}
+}
+
+type celConditions struct {
+	matcher      *matchconditions.Matcher
+	authz        authorizer.Authorizer
+	ignoreErrors bool
+}
+
+// Match evaluates the conditions; with failurePolicy Ignore an evaluation error skips the
+// webhook silently, as in the apiserver.
+func (c *celConditions) Match(ctx context.Context, in ConditionInput) (bool, error) {
+	res, err := c.matcher.Match(ctx, matchconditions.Input{Request: in.Request, Object: in.Object, OldObject: in.OldObject, Authorizer: c.authz})
+	if err != nil {
+		if c.ignoreErrors {
+			return false, nil
+		}
+		return false, err
+	}
+	return res.Matched, nil
+}
