@@ -1,0 +1,99 @@
+package config
+
+import (
+	"strconv"
+	"strings"
+
+	yamlv3 "go.yaml.in/yaml/v3"
+)
+
+// locator finds the line of a field in a document, to point errors about List items and
+// unknown fields at their own line. The document is parsed again with a YAML parser that keeps
+// positions (JSON is YAML too), only when a line is asked for.
+type locator struct {
+	text      []byte
+	firstLine int // the line of the file text starts at
+	parsed    bool
+	root      *yamlv3.Node
+}
+
+// line returns the line in the file of the field at path (map keys as strings, list indexes as
+// ints): the line of its key, or of the deepest part of the path that was found; 0 when the
+// document cannot be parsed again.
+func (l *locator) line(path []any) int {
+	if l == nil {
+		return 0
+	}
+	if !l.parsed {
+		l.parsed = true
+		var root yamlv3.Node
+		if err := yamlv3.Unmarshal(l.text, &root); err == nil && len(root.Content) > 0 {
+			l.root = root.Content[0]
+		}
+	}
+	if l.root == nil {
+		return 0
+	}
+	node, line := l.root, l.root.Line
+	for _, element := range path {
+		node = resolveAlias(node)
+		next, at := child(node, element)
+		if next == nil {
+			break
+		}
+		node, line = next, at
+	}
+	return l.firstLine + line - 1
+}
+
+func resolveAlias(node *yamlv3.Node) *yamlv3.Node {
+	// Bounded: an alias can only refer to an anchor defined before it.
+	for i := 0; i < 16 && node.Kind == yamlv3.AliasNode && node.Alias != nil; i++ {
+		node = node.Alias
+	}
+	return node
+}
+
+// child returns the node under node for a key or an index, and the line that names it.
+func child(node *yamlv3.Node, element any) (*yamlv3.Node, int) {
+	switch element := element.(type) {
+	case string:
+		if node.Kind != yamlv3.MappingNode {
+			return nil, 0
+		}
+		for i := 0; i+1 < len(node.Content); i += 2 {
+			if node.Content[i].Value == element {
+				return node.Content[i+1], node.Content[i].Line
+			}
+		}
+	case int:
+		if node.Kind == yamlv3.SequenceNode && element >= 0 && element < len(node.Content) {
+			return node.Content[element], node.Content[element].Line
+		}
+	}
+	return nil, 0
+}
+
+// parseFieldPath splits a path of the JSON decoder's strict errors, e.g.
+// "webhooks[0].clientConfig.sevice", into keys and indexes. Keys that contain dots (label keys)
+// cannot be told apart; the locator then stops at their parent, which is close enough.
+func parseFieldPath(path string) []any {
+	var elements []any
+	for _, part := range strings.Split(path, ".") {
+		name, rest, _ := strings.Cut(part, "[")
+		if name != "" {
+			elements = append(elements, name)
+		}
+		for rest != "" {
+			index, after, found := strings.Cut(rest, "]")
+			if !found {
+				break
+			}
+			if n, err := strconv.Atoi(index); err == nil {
+				elements = append(elements, n)
+			}
+			rest = strings.TrimPrefix(after, "[")
+		}
+	}
+	return elements
+}

@@ -1,0 +1,456 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	sigsjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+)
+
+// maxListDepth bounds Lists nested in Lists; real inputs nest one level at most.
+const maxListDepth = 8
+
+// Parse reads the objects in data, named name in sources and errors (e.g. "<stdin>"). data is
+// YAML, possibly several documents separated by "---" lines, or JSON, one or more objects; a
+// name ending in .json means JSON, .yaml or .yml YAML, anything else is JSON when the first
+// character is "{". Lists (kind List, or any kind ending in List with items) are expanded.
+//
+// Webhook configurations must be admissionregistration.k8s.io/v1; they are decoded strictly
+// (an unknown or duplicate field is an error, as with kubectl's default --validate=strict: a
+// misspelt namespaceSelector must not silently match every namespace) and then defaulted with
+// SetDefaultsMutating or SetDefaultsValidating. They are not validated: see Set.Validate.
+// Objects of other kinds are kept as read, in Set.Others. Duplicate keys are errors in any
+// YAML document.
+//
+// Every problem is reported, each error starting with "file:line: ". On error no Set is
+// returned.
+func Parse(name string, data []byte) (*Set, error) {
+	p := &parser{set: &Set{}}
+	p.parseFile(name, data)
+	if err := errors.Join(p.errs...); err != nil {
+		return nil, err
+	}
+	return p.set, nil
+}
+
+type parser struct {
+	set  *Set
+	errs []error
+}
+
+func (p *parser) fail(source Source, err error) {
+	p.errs = append(p.errs, fmt.Errorf("%s: %w", source, err))
+}
+
+// document is one YAML document or JSON value of a file.
+type document struct {
+	text []byte
+	// firstLine is the line of the file text starts at; line the first line with content.
+	firstLine, line int
+	json            bool
+}
+
+func (p *parser) parseFile(name string, data []byte) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
+	var docs []document
+	var err error
+	if isJSON(name, data) {
+		docs, err = splitJSON(data)
+	} else {
+		docs, err = splitYAML(data)
+	}
+	for i, doc := range docs {
+		p.parseDocument(doc, Source{File: name, Document: i + 1, Line: doc.line})
+	}
+	if err != nil {
+		var located *lineError
+		line := 0
+		if errors.As(err, &located) {
+			line = located.line
+		}
+		p.fail(Source{File: name, Document: len(docs) + 1, Line: line}, err)
+	}
+}
+
+func isJSON(name string, data []byte) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".json":
+		return true
+	case ".yaml", ".yml":
+		return false
+	}
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	return len(trimmed) > 0 && trimmed[0] == '{'
+}
+
+// lineError is an error at a line of the file being split.
+type lineError struct {
+	line int
+	err  error
+}
+
+func (e *lineError) Error() string { return e.err.Error() }
+func (e *lineError) Unwrap() error { return e.err }
+
+// splitYAML splits data into documents at "---" lines (and "..." document end lines), keeping
+// the documents that have content other than blank lines and comments.
+func splitYAML(data []byte) ([]document, error) {
+	var docs []document
+	start, startLine := 0, 1
+	flush := func(end int) {
+		text := data[start:end]
+		if line := firstContentLine(text); line > 0 {
+			docs = append(docs, document{text: text, firstLine: startLine, line: startLine + line - 1})
+		}
+	}
+	offset := 0
+	for lineNumber := 1; offset < len(data); lineNumber++ {
+		end := bytes.IndexByte(data[offset:], '\n')
+		if end < 0 {
+			end = len(data)
+		} else {
+			end += offset + 1
+		}
+		line := data[offset:end]
+		switch separator(line) {
+		case separatorLine:
+			flush(offset)
+			start, startLine = end, lineNumber+1
+		case separatorWithContent:
+			return docs, &lineError{line: lineNumber, err: errors.New("content after a '---' document separator is not supported: put it on the next line")}
+		}
+		offset = end
+	}
+	flush(len(data))
+	return docs, nil
+}
+
+type separatorKind int
+
+const (
+	notSeparator separatorKind = iota
+	separatorLine
+	separatorWithContent
+)
+
+// separator classifies a line: "---" or "..." alone (or followed by a comment) separates
+// documents; "--- value" starts a document inline, which kubectl does not accept either.
+func separator(line []byte) separatorKind {
+	line = bytes.TrimRight(line, " \t\r\n")
+	if bytes.Equal(line, []byte("...")) {
+		return separatorLine
+	}
+	rest, found := bytes.CutPrefix(line, []byte("---"))
+	if !found {
+		return notSeparator
+	}
+	if len(rest) == 0 {
+		return separatorLine
+	}
+	if rest[0] != ' ' && rest[0] != '\t' {
+		return notSeparator // e.g. "----" or "---x": content, not a marker
+	}
+	if bytes.HasPrefix(bytes.TrimLeft(rest, " \t"), []byte("#")) {
+		return separatorLine
+	}
+	return separatorWithContent
+}
+
+// firstContentLine returns the 1-based line of text that is not blank or a comment, 0 if none.
+func firstContentLine(text []byte) int {
+	for n := 1; len(text) > 0; n++ {
+		line := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = nil
+		}
+		trimmed := bytes.TrimSpace(line)
+		if len(trimmed) > 0 && trimmed[0] != '#' {
+			return n
+		}
+	}
+	return 0
+}
+
+// splitJSON splits a stream of JSON values.
+func splitJSON(data []byte) ([]document, error) {
+	var docs []document
+	lines := lineCounter{data: data}
+	decoder := json.NewDecoder(bytes.NewReader(data))
+	for {
+		start := int(decoder.InputOffset())
+		start += len(data[start:]) - len(bytes.TrimLeft(data[start:], " \t\r\n"))
+		var raw json.RawMessage
+		err := decoder.Decode(&raw)
+		if errors.Is(err, io.EOF) {
+			return docs, nil
+		}
+		if err != nil {
+			offset := start
+			var syntaxErr *json.SyntaxError
+			if errors.As(err, &syntaxErr) {
+				offset = int(syntaxErr.Offset)
+			}
+			return docs, &lineError{line: lines.at(offset), err: err}
+		}
+		line := lines.at(start)
+		docs = append(docs, document{text: raw, firstLine: line, line: line, json: true})
+	}
+}
+
+// lineCounter turns increasing byte offsets into line numbers without rescanning.
+type lineCounter struct {
+	data         []byte
+	offset, line int
+}
+
+func (c *lineCounter) at(offset int) int {
+	offset = min(max(offset, 0), len(c.data))
+	if c.line == 0 || offset < c.offset {
+		c.offset, c.line = 0, 1
+	}
+	c.line += bytes.Count(c.data[c.offset:offset], []byte("\n"))
+	c.offset = offset
+	return c.line
+}
+
+func (p *parser) parseDocument(doc document, source Source) {
+	raw := doc.text
+	if !doc.json {
+		converted, err := yaml.YAMLToJSONStrict(doc.text)
+		if err != nil {
+			p.fail(yamlErrorSource(source, doc, err), fileLines(err, doc.firstLine))
+			return
+		}
+		raw = converted
+	}
+	var content any
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(raw, &content); err != nil {
+		p.fail(source, fmt.Errorf("decoding the document: %w", err))
+		return
+	}
+	if content == nil {
+		return // a document that is only "null" or "~"
+	}
+	object, ok := content.(map[string]any)
+	if !ok {
+		p.fail(source, fmt.Errorf("expected an object with apiVersion and kind, got %s", describe(content)))
+		return
+	}
+	p.addObject(object, raw, source, &locator{text: doc.text, firstLine: doc.firstLine}, nil, 0)
+}
+
+// yamlLine finds the line numbers in the parser's messages ("yaml: line 3: ...").
+var yamlLine = regexp.MustCompile(`\bline (\d+)\b`)
+
+// fileLines rewrites the line numbers of a YAML error, which count from the start of the
+// document, to count from the start of the file. The original error stays wrapped.
+func fileLines(err error, firstLine int) error {
+	text := yamlLine.ReplaceAllStringFunc(err.Error(), func(match string) string {
+		n, convErr := strconv.Atoi(strings.TrimPrefix(match, "line "))
+		if convErr != nil {
+			return match
+		}
+		return "line " + strconv.Itoa(firstLine+n-1)
+	})
+	return &rewrittenError{text: text, err: err}
+}
+
+func yamlErrorSource(source Source, doc document, err error) Source {
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		if n, convErr := strconv.Atoi(m[1]); convErr == nil {
+			return source.at(doc.firstLine + n - 1)
+		}
+	}
+	return source
+}
+
+type rewrittenError struct {
+	text string
+	err  error
+}
+
+func (e *rewrittenError) Error() string { return e.text }
+func (e *rewrittenError) Unwrap() error { return e.err }
+
+// addObject adds one decoded object: a List's items, a webhook configuration, or another
+// object. raw is its JSON when it is a whole document (nil for List items); path is where it is
+// in its document, for locating lines.
+func (p *parser) addObject(object map[string]any, raw []byte, source Source, loc *locator, path []any, depth int) {
+	apiVersion, kindName, err := typeMeta(object)
+	if err != nil {
+		p.fail(source, err)
+		return
+	}
+	if items, isList := listItems(kindName, object); isList {
+		p.addListItems(apiVersion, kindName, items, source, loc, path, depth)
+		return
+	}
+	if apiVersion == "" {
+		p.fail(source, fmt.Errorf("%s %s has no apiVersion", kindName, describeName(object)))
+		return
+	}
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		p.fail(source, fmt.Errorf("%s %s: %w", kindName, describeName(object), err))
+		return
+	}
+	gk := gv.WithKind(kindName).GroupKind()
+	if gk != mutatingKind && gk != validatingKind {
+		p.set.Others = append(p.set.Others, Object{Source: source, Object: &unstructured.Unstructured{Object: object}})
+		return
+	}
+	if err := checkWebhookVersion(gv, kindName); err != nil {
+		p.fail(source, err)
+		return
+	}
+	if raw == nil {
+		if raw, err = json.Marshal(object); err != nil {
+			p.fail(source, fmt.Errorf("encoding %s %s: %w", kindName, describeName(object), err))
+			return
+		}
+	}
+	if gk == mutatingKind {
+		config := &admissionregistrationv1.MutatingWebhookConfiguration{}
+		if p.decodeStrict(raw, config, kindName, object, source, loc, path) {
+			SetDefaultsMutating(config)
+			p.set.Mutating = append(p.set.Mutating, Mutating{Source: source, Config: config})
+		}
+		return
+	}
+	config := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+	if p.decodeStrict(raw, config, kindName, object, source, loc, path) {
+		SetDefaultsValidating(config)
+		p.set.Validating = append(p.set.Validating, Validating{Source: source, Config: config})
+	}
+}
+
+func (p *parser) addListItems(apiVersion, kindName string, items []any, source Source, loc *locator, path []any, depth int) {
+	if depth >= maxListDepth {
+		p.fail(source, fmt.Errorf("lists nested more than %d deep are not supported", maxListDepth))
+		return
+	}
+	// Items of a typed list (e.g. MutatingWebhookConfigurationList) may omit their kind.
+	itemKind := strings.TrimSuffix(kindName, "List")
+	for i, item := range items {
+		itemPath := append(append([]any{}, path...), "items", i)
+		itemSource := source.at(loc.line(itemPath))
+		itemSource.Item = i + 1
+		object, ok := item.(map[string]any)
+		if !ok {
+			p.fail(itemSource, fmt.Errorf("%s item %d: expected an object, got %s", kindName, i+1, describe(item)))
+			continue
+		}
+		if itemKind != "" {
+			if _, has := object["kind"]; !has {
+				object["kind"] = itemKind
+			}
+			if _, has := object["apiVersion"]; !has && apiVersion != "" {
+				object["apiVersion"] = apiVersion
+			}
+		}
+		p.addObject(object, nil, itemSource, loc, itemPath, depth+1)
+	}
+}
+
+// decodeStrict decodes a webhook configuration, reporting every unknown or duplicate field at
+// its own line.
+func (p *parser) decodeStrict(raw []byte, into any, kindName string, object map[string]any, source Source, loc *locator, path []any) bool {
+	strictErrs, err := sigsjson.UnmarshalStrict(raw, into)
+	if err != nil {
+		p.fail(source, fmt.Errorf("decoding %s %s: %w", kindName, describeName(object), err))
+		return false
+	}
+	for _, strictErr := range strictErrs {
+		errSource := source
+		var fieldErr sigsjson.FieldError
+		if errors.As(strictErr, &fieldErr) {
+			errSource = source.at(loc.line(append(append([]any{}, path...), parseFieldPath(fieldErr.FieldPath())...)))
+		}
+		p.fail(errSource, fmt.Errorf("%s %s: %w", kindName, describeName(object), strictErr))
+	}
+	return len(strictErrs) == 0
+}
+
+func checkWebhookVersion(gv schema.GroupVersion, kindName string) error {
+	switch gv.Version {
+	case "v1":
+		return nil
+	case "v1beta1":
+		return fmt.Errorf("%s %s is not served since Kubernetes 1.22: use %s (where sideEffects and admissionReviewVersions are required, and failurePolicy defaults to Fail)",
+			gv, kindName, admissionregistrationv1.SchemeGroupVersion)
+	default:
+		return fmt.Errorf("%s %s is not supported: use %s", gv, kindName, admissionregistrationv1.SchemeGroupVersion)
+	}
+}
+
+func typeMeta(object map[string]any) (apiVersion, kindName string, err error) {
+	apiVersion, ok := object["apiVersion"].(string)
+	if !ok && object["apiVersion"] != nil {
+		return "", "", fmt.Errorf("apiVersion must be a string, got %s", describe(object["apiVersion"]))
+	}
+	kindName, ok = object["kind"].(string)
+	if !ok && object["kind"] != nil {
+		return "", "", fmt.Errorf("kind must be a string, got %s", describe(object["kind"]))
+	}
+	if kindName == "" {
+		return "", "", fmt.Errorf("object %s has no kind", describeName(object))
+	}
+	return apiVersion, kindName, nil
+}
+
+// listItems returns the items of a List: a kind ending in "List" with an items array (or no
+// items at all, for kind List).
+func listItems(kindName string, object map[string]any) ([]any, bool) {
+	if !strings.HasSuffix(kindName, "List") {
+		return nil, false
+	}
+	items, present := object["items"]
+	switch items := items.(type) {
+	case []any:
+		return items, true
+	case nil:
+		return nil, kindName == "List" || present
+	default:
+		return nil, false
+	}
+}
+
+// describeName names an object in messages: its quoted name, or "(no name)".
+func describeName(object map[string]any) string {
+	if metadata, ok := object["metadata"].(map[string]any); ok {
+		if name, ok := metadata["name"].(string); ok && name != "" {
+			return strconv.Quote(name)
+		}
+	}
+	return "(no name)"
+}
+
+func describe(value any) string {
+	switch value.(type) {
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	default:
+		return "a number"
+	}
+}
