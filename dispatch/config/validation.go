@@ -275,4 +275,3 @@ func validateUniqueName(seen sets.Set[string], name string, path *field.Path) fi
 	seen.Insert(name)
 	return nil
 }
-

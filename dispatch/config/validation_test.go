@@ -74,10 +74,14 @@ func TestValidate(t *testing.T) {
 		}
 	}
 	servicePath := func(p string) func(*admissionregistrationv1.ValidatingWebhookConfiguration) {
-		return func(c *admissionregistrationv1.ValidatingWebhookConfiguration) { c.Webhooks[0].ClientConfig.Service.Path = &p }
+		return func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+			c.Webhooks[0].ClientConfig.Service.Path = &p
+		}
 	}
 	reviewVersions := func(v ...string) func(*admissionregistrationv1.ValidatingWebhookConfiguration) {
-		return func(c *admissionregistrationv1.ValidatingWebhookConfiguration) { c.Webhooks[0].AdmissionReviewVersions = v }
+		return func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+			c.Webhooks[0].AdmissionReviewVersions = v
+		}
 	}
 	tests := []struct {
 		name   string
@@ -99,7 +103,9 @@ func TestValidate(t *testing.T) {
 			want: []string{"webhooks[0].name: Required value"}},
 		{name: "webhook name with two segments", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) { c.Webhooks[0].Name = "pods.example" },
 			want: []string{`webhooks[0].name: Invalid value: "pods.example": should be a domain with at least three segments separated by dots`}},
-		{name: "webhook name not a DNS subdomain", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) { c.Webhooks[0].Name = "Pods.example.com" },
+		{name: "webhook name not a DNS subdomain", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+			c.Webhooks[0].Name = "Pods.example.com"
+		},
 			want: []string{`webhooks[0].name: Invalid value: "Pods.example.com": ` + dns1123SubdomainRule}},
 		{name: "duplicate webhook names", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
 			c.Webhooks = append(c.Webhooks, validWebhook("other.example.com"), validWebhook("pods.example.com"))
@@ -118,13 +124,19 @@ func TestValidate(t *testing.T) {
 		// rules: groups and versions
 		{name: "no apiGroups", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) { rule(c).APIGroups = nil },
 			want: []string{"webhooks[0].rules[0].apiGroups: Required value"}},
-		{name: "'*' with other apiGroups", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) { rule(c).APIGroups = []string{"apps", "*"} },
+		{name: "'*' with other apiGroups", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+			rule(c).APIGroups = []string{"apps", "*"}
+		},
 			want: []string{`webhooks[0].rules[0].apiGroups: Invalid value: ["apps","*"]: if '*' is present, must not specify other API groups`}},
 		{name: "no apiVersions", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) { rule(c).APIVersions = []string{} },
 			want: []string{"webhooks[0].rules[0].apiVersions: Required value"}},
-		{name: "'*' with other apiVersions", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) { rule(c).APIVersions = []string{"*", "v1"} },
+		{name: "'*' with other apiVersions", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+			rule(c).APIVersions = []string{"*", "v1"}
+		},
 			want: []string{`webhooks[0].rules[0].apiVersions: Invalid value: ["*","v1"]: if '*' is present, must not specify other API versions`}},
-		{name: "empty apiVersion", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) { rule(c).APIVersions = []string{"v1", ""} },
+		{name: "empty apiVersion", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+			rule(c).APIVersions = []string{"v1", ""}
+		},
 			want: []string{"webhooks[0].rules[0].apiVersions[1]: Required value"}},
 
 		// rules: resources
@@ -173,9 +185,13 @@ func TestValidate(t *testing.T) {
 		}},
 
 		// timeoutSeconds
-		{name: "timeout 31", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) { c.Webhooks[0].TimeoutSeconds = ptr(int32(31)) },
+		{name: "timeout 31", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+			c.Webhooks[0].TimeoutSeconds = ptr(int32(31))
+		},
 			want: []string{"webhooks[0].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 and 30 seconds"}},
-		{name: "timeout 0", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) { c.Webhooks[0].TimeoutSeconds = ptr(int32(0)) },
+		{name: "timeout 0", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+			c.Webhooks[0].TimeoutSeconds = ptr(int32(0))
+		},
 			want: []string{"webhooks[0].timeoutSeconds: Invalid value: 0: the timeout value must be between 1 and 30 seconds"}},
 		{name: "timeout 1 and 30", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
 			c.Webhooks = append(c.Webhooks, validWebhook("other.example.com"))
@@ -237,7 +253,9 @@ func TestValidate(t *testing.T) {
 		{name: "service port 65536", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
 			c.Webhooks[0].ClientConfig.Service.Port = ptr(int32(65536))
 		}, want: []string{"webhooks[0].clientConfig.service.port: Invalid value: 65536: port is not valid: must be between 1 and 65535, inclusive"}},
-		{name: "service without path", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) { c.Webhooks[0].ClientConfig.Service.Path = nil }},
+		{name: "service without path", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+			c.Webhooks[0].ClientConfig.Service.Path = nil
+		}},
 		{name: "service path /", modify: servicePath("/")},
 		{name: "service path empty", modify: servicePath("")},
 		{name: "service path with a trailing slash", modify: servicePath("/validate/pods/")},
