@@ -411,6 +411,9 @@ func TestServiceReference(t *testing.T) {
 	var resolved []extension.ServiceReference
 	resolver := extension.ServiceResolverFunc(func(_ context.Context, svc extension.ServiceReference) (*url.URL, error) {
 		resolved = append(resolved, svc)
+		if svc.Namespace == "void" {
+			return nil, nil // a broken resolver
+		}
 		if svc.Namespace != "hooks" {
 			return nil, fmt.Errorf("no endpoints available for service %q", svc.Name)
 		}
@@ -430,6 +433,7 @@ func TestServiceReference(t *testing.T) {
 		service("impostor", "hooks", failPolicy),   // the certificate is not for impostor.hooks.svc
 		service("upgrader", "elsewhere", ignore),   // cannot be resolved, ignored
 		service("upgrader", "nowhere", failPolicy), // cannot be resolved
+		service("upgrader", "void", failPolicy),    // resolves to nothing
 	)
 	caller := newCaller(t, registry, extension.Options{Resolver: resolver})
 
@@ -449,6 +453,7 @@ func TestServiceReference(t *testing.T) {
 	}{
 		{"impostor-hooks", extension.ReasonTransport, "certificate is valid for upgrader.hooks.svc, not impostor.hooks.svc"},
 		{"upgrader-nowhere", extension.ReasonResolve, `resolving service nowhere/upgrader: no endpoints available for service "upgrader"`},
+		{"upgrader-void", extension.ReasonResolve, `resolving service void/upgrader: the resolver returned no URL`},
 	}
 	for _, tt := range tests {
 		_, err := callOne(t, caller, tt.name, "")

@@ -2,6 +2,7 @@ package extension
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -80,8 +81,8 @@ func newCaller(registry *Registry, opts Options, sink observer, collectors []pro
 		log:              opts.Logger,
 		namespaces:       opts.Namespaces,
 		resolver:         opts.Resolver,
-		maxConcurrency:   cmpOr(opts.MaxConcurrency, DefaultMaxConcurrency),
-		maxResponseBytes: cmpOr(opts.MaxResponseBytes, DefaultMaxResponseBytes),
+		maxConcurrency:   cmp.Or(opts.MaxConcurrency, DefaultMaxConcurrency),
+		maxResponseBytes: cmp.Or(opts.MaxResponseBytes, DefaultMaxResponseBytes),
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
@@ -93,20 +94,12 @@ func newCaller(registry *Registry, opts Options, sink observer, collectors []pro
 	if reg == nil {
 		reg = prometheus.NewRegistry()
 	}
-	metrics, err := newMetricsRecorder(reg, cmpOr(opts.MetricsQueueSize, DefaultMetricsQueueSize), sink, collectors)
+	metrics, err := newMetricsRecorder(reg, cmp.Or(opts.MetricsQueueSize, DefaultMetricsQueueSize), sink, collectors)
 	if err != nil {
 		return nil, fmt.Errorf("creating extension caller: %w", err)
 	}
 	c.metrics = metrics
 	return c, nil
-}
-
-func cmpOr[T comparable](v, fallback T) T {
-	var zero T
-	if v == zero {
-		return fallback
-	}
-	return v
 }
 
 // Close flushes the metrics and closes idle connections. Calls made after Close still work but
@@ -237,6 +230,9 @@ func (c *Caller) exchange(ctx context.Context, p *registered, body []byte, resp 
 	target, serverName := p.url, ""
 	if svc := p.ClientConfig.Service; svc != nil {
 		resolved, err := c.resolver.ResolveService(ctx, *svc)
+		if err == nil && resolved == nil {
+			err = errors.New("the resolver returned no URL")
+		}
 		if err != nil {
 			return 0, nil, callingErr(ReasonResolve, 0, fmt.Errorf("resolving service %s/%s: %w", svc.Namespace, svc.Name, err))
 		}
