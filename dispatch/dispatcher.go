@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/admitkit/admit/dispatch/config"
 	"github.com/admitkit/admit/patch"
 )
 
@@ -123,6 +124,9 @@ func (d *Dispatcher) Admit(ctx context.Context, req *Request) (*Result, error) {
 	a := &admission{d: d, req: req, name: req.Name, annotations: map[string]string{}}
 	if len(req.Object) > 0 {
 		a.object = req.Object
+	}
+	if reason := exemptReason(req); reason != "" {
+		return a.exempt(reason), nil
 	}
 
 	start := d.now()
@@ -253,4 +257,38 @@ func (a *admission) sortedWebhooks() []WebhookResult {
 		return x.index < y.index
 	})
 	return out
+}
+
+// exemptReason says why the apiserver sends req to no webhook at all, or returns "". Webhook and
+// admission policy configurations are exempt so a broken webhook can always be removed; virtual
+// resources (access and token reviews) are never stored and are excluded from admission webhooks.
+func exemptReason(req *Request) string {
+	if req.Kind.Group == admissionregistrationv1.GroupName {
+		switch req.Kind.Kind {
+		case "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration",
+			"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
+			"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding":
+			return req.Kind.Kind + " objects are never sent to admission webhooks, so a broken webhook can always be removed"
+		}
+	}
+	for _, gr := range config.ExcludedVirtualResources() {
+		if gr == req.Resource.GroupResource() {
+			return gr.String() + " is a virtual resource excluded from admission webhooks"
+		}
+	}
+	return ""
+}
+
+// exempt is the Result of an admission no webhook sees.
+func (a *admission) exempt(reason string) *Result {
+	for i, h := range a.d.mutating {
+		a.record(h, i, 0, OutcomeSkipped, reason, nil, 0)
+	}
+	for i, h := range a.d.validating {
+		a.record(h, i, 0, OutcomeSkipped, reason, nil, 0)
+	}
+	return &Result{
+		Allowed: true, Object: a.object, Patch: patch.Patch{}, Warnings: []string{},
+		AuditAnnotations: a.annotations, Webhooks: a.sortedWebhooks(),
+	}
 }

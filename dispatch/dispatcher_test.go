@@ -594,3 +594,37 @@ func TestInvalidRequestsAreRefused(t *testing.T) {
 		}
 	}
 }
+
+func TestExemptObjectsReachNoWebhook(t *testing.T) {
+	tests := []struct {
+		name string
+		req  *Request
+	}{
+		{"webhook configuration", &Request{
+			Kind:     schema.GroupVersionKind{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingWebhookConfiguration"},
+			Resource: schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"},
+			Name:     "w", Operation: admissionv1.Delete, OldObject: json.RawMessage(`{"metadata":{"name":"w"}}`),
+		}},
+		{"token review", &Request{
+			Kind:      schema.GroupVersionKind{Group: "authentication.k8s.io", Version: "v1", Kind: "TokenReview"},
+			Resource:  schema.GroupVersionResource{Group: "authentication.k8s.io", Version: "v1", Resource: "tokenreviews"},
+			Operation: admissionv1.Create, Object: json.RawMessage(`{"spec":{"token":"x"}}`),
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tw := newTestWebhooks(t)
+			d := newDispatcher(t, []admissionregistrationv1.MutatingWebhook{asMutating(tw.webhook("/addLabel"), never)}, []admissionregistrationv1.ValidatingWebhook{tw.webhook("/disallow")}, Options{})
+			res, err := d.Admit(context.Background(), tt.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Allowed || tw.count("/disallow") != 0 || tw.count("/addLabel") != 0 {
+				t.Fatalf("allowed %v, calls %d/%d: exempt objects must reach no webhook", res.Allowed, tw.count("/addLabel"), tw.count("/disallow"))
+			}
+			if len(res.Webhooks) != 2 || res.Webhooks[0].Outcome != OutcomeSkipped || !strings.Contains(res.Webhooks[1].Reason, "never sent") && !strings.Contains(res.Webhooks[1].Reason, "virtual resource") {
+				t.Fatalf("webhook results = %+v", res.Webhooks)
+			}
+		})
+	}
+}
