@@ -76,13 +76,13 @@ func CallAll[R any, PR ResponsePointer[R]](ctx context.Context, c *Caller, req R
 		wg.Go(func() {
 			defer func() { <-slots }()
 			resp := PR(new(R))
-			outcome := c.call(ctx, p, body, resp)
-			result := Result[R]{Extension: p.Name, Response: resp, Err: outcome.err, Ignored: outcome.ignored}
-			switch outcome.err.(type) {
+			res := c.call(ctx, p, body, resp)
+			result := Result[R]{Extension: p.Name, Response: resp, Err: res.err, Ignored: res.ignored}
+			switch res.err.(type) {
 			case *ErrCallingExtension:
 				result.Response = nil
 			case nil:
-				if outcome.ignored != nil {
+				if res.ignored != nil {
 					answerSuccess(resp)
 				}
 			}
