@@ -4,9 +4,13 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"net"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -110,4 +114,43 @@ func mustContain(t *testing.T, s string, parts ...string) {
 			t.Fatalf("%q does not contain %q", s, p)
 		}
 	}
+}
+
+// admitBinary builds the admit command once per test run and returns its path.
+func admitBinary(t *testing.T) string {
+	t.Helper()
+	builtAdmit.once.Do(func() {
+		dir, err := os.MkdirTemp("", "admit-e2e-bin-")
+		if err != nil {
+			builtAdmit.err = err
+			return
+		}
+		builtAdmit.path = filepath.Join(dir, "admit")
+		cmd := exec.Command("go", "build", "-o", builtAdmit.path, "github.com/admitkit/admit/cmd/admit")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			builtAdmit.err = fmt.Errorf("go build ./cmd/admit: %v\n%s", err, out)
+		}
+	})
+	if builtAdmit.err != nil {
+		t.Fatal(builtAdmit.err)
+	}
+	return builtAdmit.path
+}
+
+// builtAdmit caches the admit binary between tests of this package.
+var builtAdmit struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
 }

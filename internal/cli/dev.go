@@ -1,0 +1,327 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"path"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/admitkit/admit/certs"
+	"github.com/admitkit/admit/dispatch/config"
+)
+
+// Labels on everything `admit dev` creates, so a session's objects can be found and removed.
+const (
+	devManagedByLabel = "app.kubernetes.io/managed-by"
+	devManagedByValue = "admit-dev"
+	devSessionLabel   = "admit.dev/dev-session"
+)
+
+// Environment variables `admit dev` gives COMMAND.
+const (
+	envDevCertDir = "ADMIT_DEV_CERT_DIR"
+	envDevAddr    = "ADMIT_DEV_ADDR"
+	envDevURL     = "ADMIT_DEV_URL"
+)
+
+type devOptions struct {
+	kubeconfig string
+	webhooks   []string
+	host       string
+	port       int
+	certDir    string
+	prefix     string
+	cleanup    bool
+	grace      time.Duration
+}
+
+func newDevCommand(streams Streams) *cobra.Command {
+	o := &devOptions{}
+	cmd := &cobra.Command{
+		Use:   "dev --kubeconfig FILE --webhooks CONFIG.yaml... [-- COMMAND [ARGS...]]",
+		Short: "Point a cluster's webhooks at a server on this machine while you develop it",
+		Long: `Run your webhook server on this machine against a real cluster, without hand-made certificates,
+URL configurations or clean-up:
+
+  1. a CA and a serving certificate for --host are written to a directory (ADMIT_DEV_CERT_DIR);
+  2. each webhook configuration is copied under the name prefix, its clientConfig rewritten to
+     https://HOST:PORT<service path>, the CA injected, and applied with the label
+     app.kubernetes.io/managed-by=admit-dev;
+  3. COMMAND runs with ADMIT_DEV_CERT_DIR, ADMIT_DEV_ADDR and ADMIT_DEV_URL set (without COMMAND,
+     admit dev waits until interrupted while you start the server yourself);
+  4. when COMMAND ends, or on Ctrl-C or SIGTERM, every configuration it applied is deleted.
+
+The cluster must be able to reach HOST:PORT. If admit dev is killed before it cleans up,
+"admit dev --kubeconfig FILE --cleanup" deletes whatever any session left behind.
+The exit code is COMMAND's when it ends by itself, 0 after an interrupt.`,
+		Example: `  # a kind or minikube cluster reaching this machine; the server reads its certificate from $ADMIT_DEV_CERT_DIR
+  admit dev --kubeconfig ~/.kube/config --webhooks config/webhook/manifests.yaml --host 172.17.0.1 -- go run ./cmd/webhook
+
+  # remove leftovers of an interrupted session
+  admit dev --kubeconfig ~/.kube/config --cleanup`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.run(cmd.Context(), streams, args, cmd.ArgsLenAtDash())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the cluster (default $KUBECONFIG)")
+	f.StringSliceVar(&o.webhooks, "webhooks", nil, "webhook configuration files or directories (repeatable)")
+	f.StringVar(&o.host, "host", "127.0.0.1", "address or name the cluster reaches this machine at")
+	f.IntVar(&o.port, "port", 9443, "port your webhook server listens on")
+	f.StringVar(&o.certDir, "cert-dir", "", "directory for the CA, certificate and key (default: a temporary one, removed on exit)")
+	f.StringVar(&o.prefix, "name-prefix", "admit-dev-", "prefix of the applied configurations' names")
+	f.BoolVar(&o.cleanup, "cleanup", false, "only delete configurations left by earlier admit dev sessions, then exit")
+	f.DurationVar(&o.grace, "grace-period", 10*time.Second, "how long COMMAND gets to exit after SIGTERM")
+	return cmd
+}
+
+func (o *devOptions) run(ctx context.Context, streams Streams, args []string, dash int) error {
+	if dash > 0 {
+		return badInput(fmt.Errorf("unexpected arguments before --: %s", strings.Join(args[:dash], " ")))
+	}
+	if o.kubeconfig == "" {
+		return badInput(errors.New("--kubeconfig is required (or set KUBECONFIG)"))
+	}
+	restConfig, err := clientcmd.BuildConfigFromFlags("", o.kubeconfig)
+	if err != nil {
+		return badInput(fmt.Errorf("reading kubeconfig %s: %w", o.kubeconfig, err))
+	}
+	client, err := kubernetes.NewForConfig(restConfig)
+	if err != nil {
+		return badInput(err)
+	}
+	if o.cleanup {
+		n, err := deleteDevConfigurations(context.WithoutCancel(ctx), client, devManagedByLabel+"="+devManagedByValue)
+		fmt.Fprintf(streams.Err, "admit dev: deleted %d webhook configurations left by earlier sessions\n", n)
+		return err
+	}
+	if len(o.webhooks) == 0 {
+		return badInput(errors.New("--webhooks is required"))
+	}
+	if o.port < 1 || o.port > 65535 {
+		return badInput(fmt.Errorf("--port %d is not a TCP port", o.port))
+	}
+	set, err := config.Load(config.Options{}, o.webhooks...)
+	if err != nil {
+		return badInput(err)
+	}
+	if _, err := set.Validate(); err != nil {
+		return badInput(err)
+	}
+	if len(set.Mutating)+len(set.Validating) == 0 {
+		return badInput(fmt.Errorf("no webhook configurations in %s", strings.Join(o.webhooks, ", ")))
+	}
+
+	certDir, removeCertDir, err := o.writeCertificates()
+	if err != nil {
+		return err
+	}
+	defer removeCertDir()
+	caPEM, err := os.ReadFile(certDir + "/" + certs.CAFileName)
+	if err != nil {
+		return err
+	}
+
+	session := strconv.FormatInt(time.Now().UnixNano(), 36)
+	base := url.URL{Scheme: "https", Host: net.JoinHostPort(o.host, strconv.Itoa(o.port))}
+	mutating, validating := rewriteForDev(set, base, caPEM, o.prefix, session)
+
+	// Clean up with a context of its own: the run's context is cancelled by the very signal
+	// that asks for the clean-up.
+	cleanup := func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		n, err := deleteDevConfigurations(cctx, client, devSessionLabel+"="+session)
+		if err != nil {
+			fmt.Fprintf(streams.Err, "admit dev: cleaning up: %v (run admit dev --cleanup)\n", err)
+			return
+		}
+		fmt.Fprintf(streams.Err, "admit dev: deleted %d webhook configurations\n", n)
+	}
+	defer cleanup()
+	api := client.AdmissionregistrationV1()
+	for _, m := range mutating {
+		if _, err := api.MutatingWebhookConfigurations().Create(ctx, m, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("applying MutatingWebhookConfiguration %s: %w", m.Name, err)
+		}
+		fmt.Fprintf(streams.Err, "admit dev: applied MutatingWebhookConfiguration %s\n", m.Name)
+	}
+	for _, v := range validating {
+		if _, err := api.ValidatingWebhookConfigurations().Create(ctx, v, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("applying ValidatingWebhookConfiguration %s: %w", v.Name, err)
+		}
+		fmt.Fprintf(streams.Err, "admit dev: applied ValidatingWebhookConfiguration %s\n", v.Name)
+	}
+	fmt.Fprintf(streams.Err, "admit dev: webhooks now call %s; certificates in %s\n", base.String(), certDir)
+
+	if len(args) == 0 {
+		fmt.Fprintln(streams.Err, "admit dev: waiting; press Ctrl-C to remove the configurations")
+		<-ctx.Done()
+		return nil
+	}
+	return o.runCommand(ctx, streams, args, certDir, base)
+}
+
+// writeCertificates creates a CA and a serving certificate for the host in the cert directory.
+func (o *devOptions) writeCertificates() (string, func(), error) {
+	dir, remove := o.certDir, func() {}
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "admit-dev-")
+		if err != nil {
+			return "", nil, err
+		}
+		dir, remove = tmp, func() { os.RemoveAll(tmp) }
+	}
+	ca, err := certs.NewCA("admit dev", 7*24*time.Hour)
+	if err != nil {
+		remove()
+		return "", nil, err
+	}
+	opts := certs.ServingOptions{ValidFor: 7 * 24 * time.Hour}
+	if ip := net.ParseIP(o.host); ip != nil {
+		opts.IPs = []net.IP{ip}
+	} else {
+		opts.DNSNames = []string{o.host}
+	}
+	kp, err := ca.IssueServing(opts)
+	if err != nil {
+		remove()
+		return "", nil, badInput(err)
+	}
+	if err := certs.WriteFiles(dir, ca, kp); err != nil {
+		remove()
+		return "", nil, err
+	}
+	return dir, remove, nil
+}
+
+// rewriteForDev copies the configurations under the prefix, pointing every webhook at base.
+func rewriteForDev(set *config.Set, base url.URL, caPEM []byte, prefix, session string) ([]*admissionregistrationv1.MutatingWebhookConfiguration, []*admissionregistrationv1.ValidatingWebhookConfiguration) {
+	meta := func(name string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Name: prefix + name, Labels: map[string]string{devManagedByLabel: devManagedByValue, devSessionLabel: session}}
+	}
+	var mutating []*admissionregistrationv1.MutatingWebhookConfiguration
+	for _, m := range set.Mutating {
+		c := m.Config.DeepCopy()
+		c.ObjectMeta = meta(c.Name)
+		for i := range c.Webhooks {
+			c.Webhooks[i].ClientConfig = devClientConfig(c.Webhooks[i].ClientConfig, base, caPEM)
+		}
+		mutating = append(mutating, c)
+	}
+	var validating []*admissionregistrationv1.ValidatingWebhookConfiguration
+	for _, v := range set.Validating {
+		c := v.Config.DeepCopy()
+		c.ObjectMeta = meta(c.Name)
+		for i := range c.Webhooks {
+			c.Webhooks[i].ClientConfig = devClientConfig(c.Webhooks[i].ClientConfig, base, caPEM)
+		}
+		validating = append(validating, c)
+	}
+	return mutating, validating
+}
+
+// devClientConfig keeps a webhook's path and sends it to this machine.
+func devClientConfig(cc admissionregistrationv1.WebhookClientConfig, base url.URL, caPEM []byte) admissionregistrationv1.WebhookClientConfig {
+	p := "/"
+	switch {
+	case cc.Service != nil && cc.Service.Path != nil:
+		p = *cc.Service.Path
+	case cc.URL != nil:
+		if u, err := url.Parse(*cc.URL); err == nil && u.Path != "" {
+			p = u.Path
+		}
+	}
+	target := base
+	target.Path = path.Clean("/" + p)
+	s := target.String()
+	return admissionregistrationv1.WebhookClientConfig{URL: &s, CABundle: caPEM}
+}
+
+// deleteDevConfigurations deletes the configurations matching selector and returns how many.
+func deleteDevConfigurations(ctx context.Context, client kubernetes.Interface, selector string) (int, error) {
+	api := client.AdmissionregistrationV1()
+	n := 0
+	var errs []error
+	ms, err := api.MutatingWebhookConfigurations().List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return 0, fmt.Errorf("listing mutating webhook configurations: %w", err)
+	}
+	for _, m := range ms.Items {
+		if err := api.MutatingWebhookConfigurations().Delete(ctx, m.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, err)
+			continue
+		}
+		n++
+	}
+	vs, err := api.ValidatingWebhookConfigurations().List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return n, fmt.Errorf("listing validating webhook configurations: %w", err)
+	}
+	for _, v := range vs.Items {
+		if err := api.ValidatingWebhookConfigurations().Delete(ctx, v.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, err)
+			continue
+		}
+		n++
+	}
+	return n, errors.Join(errs...)
+}
+
+// runCommand runs COMMAND with the dev environment; on cancellation it asks COMMAND to stop with
+// SIGTERM and kills it after the grace period. COMMAND's exit code becomes admit dev's.
+func (o *devOptions) runCommand(ctx context.Context, streams Streams, args []string, certDir string, base url.URL) error {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = streams.In, streams.Out, streams.Err
+	cmd.Env = append(os.Environ(),
+		envDevCertDir+"="+certDir,
+		envDevAddr+"="+net.JoinHostPort(o.host, strconv.Itoa(o.port)),
+		envDevURL+"="+base.String(),
+	)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return badInput(fmt.Errorf("starting %s: %w", args[0], err))
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case err = <-done:
+		case <-time.After(o.grace):
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			err = <-done
+		}
+	}
+	if ctx.Err() != nil {
+		// We asked COMMAND to stop: the session ended as the user wanted.
+		return nil
+	}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		code := exit.ExitCode()
+		if code < 0 {
+			code = 1 // killed by a signal
+		}
+		return &exitError{code: code, err: fmt.Errorf("%s exited: %w", args[0], err)}
+	}
+	return err
+}
