@@ -1,0 +1,170 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/admitkit/admit/certs"
+	"github.com/admitkit/admit/examples/quickstart"
+	"github.com/admitkit/admit/webhook"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite the golden files")
+
+// serveQuickstart serves the quickstart webhooks on loopback and writes their configurations to a
+// file, for reviews against real webhooks.
+func serveQuickstart(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	ca, err := certs.NewCA("review-test", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kp, err := ca.IssueServing(certs.ServingOptions{IPs: []net.IP{net.IPv4(127, 0, 0, 1)}, ValidFor: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := certs.WriteFiles(dir, ca, kp); err != nil {
+		t.Fatal(err)
+	}
+	registry, err := quickstart.NewRegistry(webhook.HTTPOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, err := webhook.NewServer(webhook.ServerOptions{Addr: "127.0.0.1:0", Handler: registry,
+		CertFile: filepath.Join(dir, certs.CertFileName), KeyFile: filepath.Join(dir, certs.KeyFileName)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := server.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- server.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	out, err := registry.ConfigurationsYAML(webhook.ConfigOptions{Name: "quickstart", ClientConfig: webhook.ClientConfig{URL: "https://" + server.Addr().String(), CABundle: ca.CertPEM()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "webhooks.yaml")
+	if err := os.WriteFile(file, out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// durations vary between runs; golden files hold a placeholder.
+var (
+	jsonDuration = regexp.MustCompile(`"durationSeconds": [0-9.e-]+`)
+	yamlDuration = regexp.MustCompile(`durationSeconds: [0-9.e-]+`)
+	// In the table the DURATION column is as wide as its header (8) plus 2 of padding.
+	textDuration = regexp.MustCompile(`  [0-9.]+(µs|ms|s) +`)
+)
+
+func normalize(s string) string {
+	s = jsonDuration.ReplaceAllString(s, `"durationSeconds": 0`)
+	s = yamlDuration.ReplaceAllString(s, `durationSeconds: 0`)
+	return textDuration.ReplaceAllString(s, "  <dur>     ")
+}
+
+func TestReviewGolden(t *testing.T) {
+	hooks := serveQuickstart(t)
+	pod := filepath.Join("..", "..", "examples", "quickstart", "cmd", "demo", "pod.yaml")
+	configMap := filepath.Join("..", "..", "examples", "quickstart", "cmd", "demo", "configmap.yaml")
+	tests := []struct {
+		golden   string
+		args     []string
+		wantCode int
+	}{
+		{"pod.txt", []string{"review", "-f", pod, "--webhooks", hooks, "--color", "never"}, ExitOK},
+		{"pod.json", []string{"review", "-f", pod, "--webhooks", hooks, "-o", "json"}, ExitOK},
+		{"pod.yaml", []string{"review", "-f", pod, "--webhooks", hooks, "-o", "yaml"}, ExitOK},
+		{"configmap.txt", []string{"review", "-f", configMap, "--webhooks", hooks, "--color", "never"}, ExitRejected},
+		{"configmap.json", []string{"review", "-f", configMap, "--webhooks", hooks, "-o", "json"}, ExitRejected},
+		{"configmap-delete.txt", []string{"review", "-f", configMap, "--webhooks", hooks, "--operation", "DELETE", "--color", "never"}, ExitOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.golden, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := Run(context.Background(), tt.args, Streams{In: strings.NewReader(""), Out: &out, Err: &errOut})
+			if code != tt.wantCode {
+				t.Fatalf("exit code %d, want %d; stderr: %s", code, tt.wantCode, errOut.String())
+			}
+			got := normalize(out.String())
+			file := filepath.Join("testdata", "review", tt.golden)
+			if *updateGolden {
+				if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatalf("%v (run go test ./internal/cli -run TestReviewGolden -update)", err)
+			}
+			if diff := cmp.Diff(string(want), got); diff != "" {
+				t.Fatalf("%s (-want +got):\n%s", file, diff)
+			}
+		})
+	}
+}
+
+func TestReviewBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	pod := write("pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"missing file", []string{"review", "-f", filepath.Join(dir, "nope.yaml")}, "no such file or directory"},
+		{"bad YAML", []string{"review", "-f", write("bad.yaml", "apiVersion: v1\nkind: Pod\nmetadata: [\n")}, "bad.yaml:"},
+		{"unknown kind", []string{"review", "-f", write("foo.yaml", "apiVersion: v1\nkind: Foo\nmetadata: {name: x}\n")}, `no resource for kind "Foo" in group "" version "v1" (custom kinds need --crds)`},
+		{"two objects", []string{"review", "-f", write("two.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: b}\n")}, "want exactly one object, found 2"},
+		{"no name", []string{"review", "-f", write("noname.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {}\n")}, "the object needs metadata.name or metadata.generateName"},
+		{"update without old", []string{"review", "-f", pod, "--operation", "UPDATE"}, "an UPDATE needs the existing object: give --old"},
+		{"bad operation", []string{"review", "-f", pod, "--operation", "PATCH"}, `--operation "PATCH": use CREATE, UPDATE, DELETE or CONNECT`},
+		{"bad subresource", []string{"review", "-f", pod, "--subresource", "nope"}, `--subresource "nope": pods has no such subresource`},
+		{"invalid configuration", []string{"review", "-f", pod, "--webhooks", write("hooks.yaml", `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: v}
+webhooks:
+- name: a.b.c
+  timeoutSeconds: 31
+  sideEffects: None
+  admissionReviewVersions: [v1]
+  clientConfig: {url: "https://127.0.0.1:1/x"}
+`)}, "webhooks[0].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 and 30 seconds"},
+		{"bad output", []string{"review", "-f", pod, "-o", "xml"}, `unknown output format "xml"`},
+		{"bad resolve", []string{"review", "-f", pod, "--resolve", "nonsense"}, `--resolve "nonsense": want NAMESPACE/SERVICE=HOST:PORT`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := Run(context.Background(), tt.args, Streams{In: strings.NewReader(""), Out: &out, Err: &errOut})
+			if code != ExitBadInput {
+				t.Fatalf("exit code %d, want %d; stdout %s stderr %s", code, ExitBadInput, out.String(), errOut.String())
+			}
+			if !strings.Contains(errOut.String(), tt.want) {
+				t.Fatalf("stderr %q does not contain %q", errOut.String(), tt.want)
+			}
+		})
+	}
+}
