@@ -1,0 +1,201 @@
+package webhooktest
+
+import (
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+
+	"github.com/admitkit/admit/certs"
+)
+
+// Server is a running fake webhook server. Its methods are safe for concurrent use.
+type Server struct {
+	// URL is the server's base URL, https://127.0.0.1:<port>, without a trailing slash.
+	URL string
+	// CABundle is the PEM certificate of the CA that signed the server's certificate: the
+	// caBundle of a webhook configuration that calls the server.
+	CABundle []byte
+
+	server   *httptest.Server
+	mu       sync.Mutex
+	calls    map[string]int
+	requests map[string][]*admissionv1.AdmissionRequest
+}
+
+// NewServer starts a server on a free port of 127.0.0.1 with a new CA. Close it when done.
+func NewServer() (*Server, error) {
+	ca, err := certs.NewCA("webhooktest", time.Hour)
+	if err != nil {
+		return nil, fmt.Errorf("creating the webhooktest CA: %w", err)
+	}
+	kp, err := ca.IssueServing(certs.ServingOptions{IPs: []net.IP{net.IPv4(127, 0, 0, 1)}, ValidFor: time.Hour})
+	if err != nil {
+		return nil, fmt.Errorf("issuing the webhooktest serving certificate: %w", err)
+	}
+	cert, err := kp.TLSCertificate()
+	if err != nil {
+		return nil, fmt.Errorf("loading the webhooktest serving certificate: %w", err)
+	}
+	s := &Server{CABundle: ca.CertPEM(), calls: map[string]int{}, requests: map[string][]*admissionv1.AdmissionRequest{}}
+	s.server = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
+	// Callers that give up (timeouts, canceled requests) close connections; that is not news.
+	s.server.Config.ErrorLog = log.New(io.Discard, "", 0)
+	// kube-apiserver speaks HTTP/2 to loopback webhooks: serve it as a real webhook would.
+	s.server.EnableHTTP2 = true
+	s.server.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	s.server.StartTLS()
+	s.URL = s.server.URL
+	return s, nil
+}
+
+// Start starts a server that is closed when t ends, failing t if it cannot start.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	s, err := NewServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Close stops the server, waiting for the calls in progress.
+func (s *Server) Close() { s.server.Close() }
+
+// ClientConfig is the clientConfig of a webhook calling path on this server.
+func (s *Server) ClientConfig(path string) admissionregistrationv1.WebhookClientConfig {
+	u := s.URL + path
+	return admissionregistrationv1.WebhookClientConfig{URL: &u, CABundle: s.CABundle}
+}
+
+// Calls returns how many AdmissionReviews path received since the start or the last Reset.
+func (s *Server) Calls(path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls[canonical(path)]
+}
+
+// Requests returns the AdmissionRequests path received, in arrival order.
+func (s *Server) Requests(path string) []*admissionv1.AdmissionRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*admissionv1.AdmissionRequest, 0, len(s.requests[canonical(path)]))
+	for _, r := range s.requests[canonical(path)] {
+		out = append(out, r.DeepCopy())
+	}
+	return out
+}
+
+// Reset forgets the calls and requests recorded so far, so that one server can serve two
+// callers of the same admission in turn (busyOnce is busy again after a Reset).
+func (s *Server) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls = map[string]int{}
+	s.requests = map[string][]*admissionv1.AdmissionRequest{}
+}
+
+// record counts a call to path and returns its number, 1 for the first.
+func (s *Server) record(path string, req *admissionv1.AdmissionRequest) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls[path]++
+	s.requests[path] = append(s.requests[path], req.DeepCopy())
+	return s.calls[path]
+}
+
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	call, err := parsePath(r.URL.EscapedPath())
+	if err != nil {
+		http.Error(w, "webhooktest: "+err.Error(), http.StatusNotFound)
+		return
+	}
+	var review admissionv1.AdmissionReview
+	if err := json.NewDecoder(io.LimitReader(r.Body, 8<<20)).Decode(&review); err != nil {
+		http.Error(w, "webhooktest: decoding the AdmissionReview: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	if review.Request == nil {
+		http.Error(w, "webhooktest: the AdmissionReview has no request", http.StatusBadRequest)
+		return
+	}
+	n := s.record(canonical(r.URL.Path), review.Request)
+	call.answer(w, r, &review, n)
+}
+
+// call is a parsed path: what to do and with which parameters.
+type call struct {
+	behaviour string
+	args      []string
+	options   []Option
+}
+
+// arity is the number of positional arguments of a behaviour; ok is false for an unknown one.
+func arity(behaviour string) (n int, ok bool) {
+	switch behaviour {
+	case "allow", "deny", "busyOnce", "internalError", "statusError", "invalidJSON", "absentResponse",
+		"wrongUID", "undecodablePatch", "missingPathPatch", "emptyPatch", "patchWithoutType":
+		return 0, true
+	case "removeLabel", "sleep":
+		return 1, true
+	case "setLabel":
+		return 2, true
+	}
+	return 0, false
+}
+
+func parsePath(escaped string) (*call, error) {
+	var segments []string
+	for _, s := range strings.Split(strings.Trim(escaped, "/"), "/") {
+		unescaped, err := url.PathUnescape(s)
+		if err != nil {
+			return nil, fmt.Errorf("path %q: %w", escaped, err)
+		}
+		segments = append(segments, unescaped)
+	}
+	c := &call{behaviour: segments[0]}
+	n, ok := arity(c.behaviour)
+	if !ok {
+		return nil, fmt.Errorf("unknown behaviour %q in path %q", c.behaviour, escaped)
+	}
+	if len(segments)-1 < n {
+		return nil, fmt.Errorf("path %q: %s takes %d arguments", escaped, c.behaviour, n)
+	}
+	c.args = segments[1 : 1+n]
+	for _, s := range segments[1+n:] {
+		key, value, found := strings.Cut(s, "=")
+		switch {
+		case !found:
+			return nil, fmt.Errorf("path %q: parameter %q is not key=value", escaped, s)
+		case key != "code" && key != "reason" && key != "message" && key != "warning" && key != "annotation":
+			return nil, fmt.Errorf("path %q: unknown parameter %q", escaped, key)
+		}
+		if _, err := strconv.Atoi(value); key == "code" && err != nil {
+			return nil, fmt.Errorf("path %q: code %q is not a number", escaped, value)
+		}
+		if key == "annotation" && !strings.Contains(value, "=") {
+			return nil, fmt.Errorf("path %q: annotation %q is not key=value", escaped, value)
+		}
+		c.options = append(c.options, Option{key, value})
+	}
+	if c.behaviour == "sleep" {
+		if _, err := time.ParseDuration(c.args[0]); err != nil {
+			return nil, fmt.Errorf("path %q: %w", escaped, err)
+		}
+	}
+	return c, nil
+}
