@@ -1,6 +1,11 @@
 package extension
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"net/url"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
 
 // This file lends unexported pieces to the external tests.
 
@@ -25,6 +30,9 @@ func NewCallerWithSink(registry *Registry, opts Options, sink func()) (*Caller, 
 type sinkFunc func()
 
 func (f sinkFunc) observe(observation) { f() }
+
+// WithTimeoutQuery exposes the ?timeout= computation.
+func WithTimeoutQuery(u *url.URL, deadline time.Time) *url.URL { return withTimeoutQuery(u, deadline) }
 
 // HTTPClientCount reports how many HTTP clients c has built.
 func HTTPClientCount(c *Caller) int { return c.clients.size() }
