@@ -52,9 +52,10 @@ func (d *document) bytesOf(t int32) []byte {
 	return d.data[tok.start:tok.end]
 }
 
-// SyntaxError reports that an argument of Diff or Lossless is not valid JSON.
+// SyntaxError reports that an argument of Diff or Lossless, or the value of
+// an Operation being marshalled, is not valid JSON.
 type SyntaxError struct {
-	Document string // the argument at fault: "original", "modified", "raw", "before" or "after"
+	Document string // what is at fault: "original", "modified", "raw", "before", "after" or "value"
 	Offset   int    // byte offset in that argument where the problem was found
 	Reason   string
 }
