@@ -6,8 +6,9 @@ import "bytes"
 // documents). Equal values are left alone even when written differently
 // (1 and 1.0, "a" and "\u0061", other whitespace or member order), so the
 // patch only carries real changes. The result is empty, never nil, when
-// nothing changed. Invalid JSON in either argument yields a *SyntaxError
-// naming the argument and the offset.
+// nothing changed. A change of the root value itself (another type, or
+// another scalar) is one replace at the empty path "". Invalid JSON in
+// either argument yields a *SyntaxError naming the argument and the offset.
 func Diff(original, modified []byte) (Patch, error) {
 	if bytes.Equal(original, modified) {
 		if _, err := validate("original", original); err != nil {
