@@ -168,3 +168,23 @@ webhooks:
 		})
 	}
 }
+
+// TestReadmeFirstCommand runs the README's first command: the built-in webhooks, in-process, on
+// the demo Deployment.
+func TestReadmeFirstCommand(t *testing.T) {
+	var out, errOut bytes.Buffer
+	args := []string{"review", "-f", filepath.Join("..", "..", "examples", "builtin", "testdata", "demo-deployment.yaml"), "--color", "never"}
+	if code := Run(context.Background(), args, Streams{In: strings.NewReader(""), Out: &out, Err: &errOut}); code != ExitOK {
+		t.Fatalf("exit code %d; stderr %s", code, errOut.String())
+	}
+	for _, want := range []string{"deployments.apps.image-mirrors.admit.dev", "patched", "ADMITTED: CREATE Deployment web", "+      - image: mirror.local/hub/library/nginx:1.27"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	args[2] = filepath.Join("..", "..", "examples", "builtin", "testdata", "demo-configmap.yaml")
+	out.Reset()
+	if code := Run(context.Background(), args, Streams{In: strings.NewReader(""), Out: &out, Err: &errOut}); code != ExitRejected {
+		t.Fatalf("demo ConfigMap: exit code %d, want %d", code, ExitRejected)
+	}
+}
