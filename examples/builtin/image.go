@@ -9,9 +9,18 @@ import (
 // "docker.io/library/nginx".
 const DockerHub = "docker.io"
 
-// maxNameLength bounds the registry and repository of a reference as written, as container
-// runtimes do (255 characters).
+// maxNameLength bounds the fully qualified name of a reference (registry, "/" and repository), as
+// container runtimes do.
 const maxNameLength = 255
+
+// checkNameLength refuses names longer than runtimes accept, counted fully qualified: "nginx" is
+// "docker.io/library/nginx" to a runtime.
+func checkNameLength(registry, repository string) error {
+	if n := len(registry) + 1 + len(repository); n > maxNameLength {
+		return fmt.Errorf("the name %s/%s is %d characters long, more than %d", registry, repository, n, maxNameLength)
+	}
+	return nil
+}
 
 // ImageReference is a parsed container image reference, fully qualified: [REGISTRY/]REPOSITORY[:TAG][@DIGEST]
 // becomes its four parts, with Docker Hub's implicit registry and "library/" namespace made explicit.
@@ -98,9 +107,6 @@ func parseImageReference(image string) (ImageReference, error) {
 	if name == "" {
 		return ref, fmt.Errorf("it has no repository")
 	}
-	if len(name) > maxNameLength {
-		return ref, fmt.Errorf("the name is %d characters long, more than %d", len(name), maxNameLength)
-	}
 	ref.Registry, ref.Repository = DockerHub, name
 	if i := strings.IndexByte(name, '/'); i >= 0 && looksLikeRegistry(name[:i]) {
 		ref.Registry, ref.Repository = name[:i], name[i+1:]
@@ -114,6 +120,9 @@ func parseImageReference(image string) (ImageReference, error) {
 	}
 	if ref.Registry == DockerHub && !strings.Contains(ref.Repository, "/") {
 		ref.Repository = "library/" + ref.Repository
+	}
+	if err := checkNameLength(ref.Registry, ref.Repository); err != nil {
+		return ref, err
 	}
 	return ref, nil
 }

@@ -96,7 +96,9 @@ func TestParseImageReferenceErrors(t *testing.T) {
 		{"[::1/app", `registry "[::1": an IPv6 address must be closed by ']'`},
 		{"[zz]:5000/app", `registry "[zz]:5000": "[zz]" is not an IPv6 address`},
 		{"[::1]x/app", `registry "[::1]x": only a :port may follow an IPv6 address`},
-		{strings.Repeat("a", 256), `the name is 256 characters long, more than 255`},
+		{"quay.io/" + strings.Repeat("a", 248), `the name quay.io/` + strings.Repeat("a", 248) + ` is 256 characters long, more than 255`},
+		// Counted as a runtime counts it: fully qualified.
+		{strings.Repeat("a", 240), `is 258 characters long, more than 255`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.image, func(t *testing.T) {
@@ -159,10 +161,17 @@ func TestRewrite(t *testing.T) {
 	}
 }
 
-func TestRewriteLeavesInvalidImages(t *testing.T) {
+func TestRewriteErrorsLeaveTheImage(t *testing.T) {
 	spec := MirrorSpec{Mirrors: []Mirror{{Registry: "docker.io", Mirror: "mirror.local/hub"}}}
-	got, changed, err := spec.Rewrite("Nginx:latest")
-	if err == nil || changed || got != "Nginx:latest" {
-		t.Fatalf("Rewrite of an invalid image = %q, %v, %v; want it unchanged with an error", got, changed, err)
+	long := "team/" + strings.Repeat("a", 234) // fits on docker.io, not under mirror.local/hub
+	tests := []struct{ image, wantErr string }{
+		{"Nginx:latest", `invalid image reference "Nginx:latest": repository path component "Nginx" must be`},
+		{long + ":v1", `cannot mirror "` + long + `:v1": the name mirror.local/hub/` + long + ` is 256 characters long, more than 255`},
+	}
+	for _, tt := range tests {
+		got, changed, err := spec.Rewrite(tt.image)
+		if err == nil || !strings.Contains(err.Error(), tt.wantErr) || changed || got != tt.image {
+			t.Errorf("Rewrite(%q) = %q, %v, %v; want it unchanged with an error containing %q", tt.image, got, changed, err, tt.wantErr)
+		}
 	}
 }

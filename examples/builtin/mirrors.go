@@ -123,7 +123,8 @@ func checkMirror(path *field.Path, mirror string) field.ErrorList {
 // Rewrite returns image pulled from its registry's mirror: the mirror, then the repository (with
 // Docker Hub's "library/" made explicit), then the tag and digest unchanged. changed is false and
 // image is returned as it is when its registry has no mirror, which includes images already on a
-// mirror. An image that is not a valid reference is returned unchanged with the error.
+// mirror. An image that is not a valid reference, or whose name would become too long on the
+// mirror, is returned unchanged with the error.
 //
 // s is expected to have passed Default and Validate.
 func (s *MirrorSpec) Rewrite(image string) (rewritten string, changed bool, err error) {
@@ -134,6 +135,10 @@ func (s *MirrorSpec) Rewrite(image string) (rewritten string, changed bool, err 
 	mirror, ok := s.mirrorOf(ref.Registry)
 	if !ok {
 		return image, false, nil
+	}
+	// The mirror's path prefix lengthens the name; a runtime would refuse one too long.
+	if err := checkNameLength(mirror, ref.Repository); err != nil {
+		return image, false, fmt.Errorf("cannot mirror %q: %w", image, err)
 	}
 	return mirror + "/" + ref.Repository + ref.suffix(), true, nil
 }
