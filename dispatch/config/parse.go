@@ -8,6 +8,7 @@ import (
 	"io"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -373,13 +374,22 @@ func (p *parser) decodeStrict(raw []byte, into any, kindName string, object map[
 		p.fail(source, fmt.Errorf("decoding %s %s: %w", kindName, describeName(object), err))
 		return false
 	}
-	for _, strictErr := range strictErrs {
-		errSource := source
+	type located struct {
+		source Source
+		err    error
+	}
+	found := make([]located, len(strictErrs))
+	for i, strictErr := range strictErrs {
+		found[i] = located{source: source, err: strictErr}
 		var fieldErr sigsjson.FieldError
 		if errors.As(strictErr, &fieldErr) {
-			errSource = source.at(loc.line(append(append([]any{}, path...), parseFieldPath(fieldErr.FieldPath())...)))
+			found[i].source = source.at(loc.line(append(append([]any{}, path...), parseFieldPath(fieldErr.FieldPath())...)))
 		}
-		p.fail(errSource, fmt.Errorf("%s %s: %w", kindName, describeName(object), strictErr))
+	}
+	// YAML documents reach the decoder with their keys sorted: report in the file's order.
+	sort.SliceStable(found, func(a, b int) bool { return found[a].source.Line < found[b].source.Line })
+	for _, f := range found {
+		p.fail(f.source, fmt.Errorf("%s %s: %w", kindName, describeName(object), f.err))
 	}
 	return len(strictErrs) == 0
 }

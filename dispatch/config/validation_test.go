@@ -11,6 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
+// validatingConfig shortens the table below.
+type validatingConfig = admissionregistrationv1.ValidatingWebhookConfiguration
+
 func validValidating() *admissionregistrationv1.ValidatingWebhookConfiguration {
 	return &admissionregistrationv1.ValidatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: "pod-policy"},
@@ -35,7 +38,7 @@ func validWebhook(name string) admissionregistrationv1.ValidatingWebhook {
 
 // toMutating copies a validating configuration into a mutating one, to check that both kinds
 // are validated alike.
-func toMutating(v *admissionregistrationv1.ValidatingWebhookConfiguration) *admissionregistrationv1.MutatingWebhookConfiguration {
+func toMutating(v *validatingConfig) *admissionregistrationv1.MutatingWebhookConfiguration {
 	m := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: v.ObjectMeta}
 	for _, w := range v.Webhooks {
 		m.Webhooks = append(m.Webhooks, admissionregistrationv1.MutatingWebhook{
@@ -62,79 +65,79 @@ const (
 )
 
 func TestValidate(t *testing.T) {
-	rule := func(c *admissionregistrationv1.ValidatingWebhookConfiguration) *admissionregistrationv1.RuleWithOperations {
+	rule := func(c *validatingConfig) *admissionregistrationv1.RuleWithOperations {
 		return &c.Webhooks[0].Rules[0]
 	}
-	resources := func(r ...string) func(*admissionregistrationv1.ValidatingWebhookConfiguration) {
-		return func(c *admissionregistrationv1.ValidatingWebhookConfiguration) { rule(c).Resources = r }
+	resources := func(r ...string) func(*validatingConfig) {
+		return func(c *validatingConfig) { rule(c).Resources = r }
 	}
-	url := func(u string) func(*admissionregistrationv1.ValidatingWebhookConfiguration) {
-		return func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+	url := func(u string) func(*validatingConfig) {
+		return func(c *validatingConfig) {
 			c.Webhooks[0].ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: &u}
 		}
 	}
-	servicePath := func(p string) func(*admissionregistrationv1.ValidatingWebhookConfiguration) {
-		return func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+	servicePath := func(p string) func(*validatingConfig) {
+		return func(c *validatingConfig) {
 			c.Webhooks[0].ClientConfig.Service.Path = &p
 		}
 	}
-	reviewVersions := func(v ...string) func(*admissionregistrationv1.ValidatingWebhookConfiguration) {
-		return func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+	reviewVersions := func(v ...string) func(*validatingConfig) {
+		return func(c *validatingConfig) {
 			c.Webhooks[0].AdmissionReviewVersions = v
 		}
 	}
 	tests := []struct {
 		name   string
-		modify func(*admissionregistrationv1.ValidatingWebhookConfiguration)
+		modify func(*validatingConfig)
 		want   []string
 	}{
-		{name: "valid", modify: func(*admissionregistrationv1.ValidatingWebhookConfiguration) {}},
+		{name: "valid", modify: func(*validatingConfig) {}},
 
 		// metadata
-		{name: "no name", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) { c.Name = "" },
+		{name: "no name", modify: func(c *validatingConfig) { c.Name = "" },
 			want: []string{"metadata.name: Required value: name or generateName is required"}},
-		{name: "name not a DNS subdomain", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) { c.Name = "Pod_Policy" },
+		{name: "name not a DNS subdomain", modify: func(c *validatingConfig) { c.Name = "Pod_Policy" },
 			want: []string{`metadata.name: Invalid value: "Pod_Policy": ` + dns1123SubdomainRule}},
-		{name: "namespace on a cluster-scoped object", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) { c.Namespace = "default" },
+		{name: "namespace on a cluster-scoped object", modify: func(c *validatingConfig) { c.Namespace = "default" },
 			want: []string{"metadata.namespace: Forbidden: not allowed on this type"}},
 
 		// webhook names
-		{name: "webhook without name", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) { c.Webhooks[0].Name = "" },
+		{name: "webhook without name", modify: func(c *validatingConfig) { c.Webhooks[0].Name = "" },
 			want: []string{"webhooks[0].name: Required value"}},
-		{name: "webhook name with two segments", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) { c.Webhooks[0].Name = "pods.example" },
+		{name: "webhook name with two segments", modify: func(c *validatingConfig) { c.Webhooks[0].Name = "pods.example" },
 			want: []string{`webhooks[0].name: Invalid value: "pods.example": should be a domain with at least three segments separated by dots`}},
-		{name: "webhook name not a DNS subdomain", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "webhook name not a DNS subdomain", modify: func(c *validatingConfig) {
 			c.Webhooks[0].Name = "Pods.example.com"
 		},
 			want: []string{`webhooks[0].name: Invalid value: "Pods.example.com": ` + dns1123SubdomainRule}},
-		{name: "duplicate webhook names", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "duplicate webhook names", modify: func(c *validatingConfig) {
 			c.Webhooks = append(c.Webhooks, validWebhook("other.example.com"), validWebhook("pods.example.com"))
 		}, want: []string{`webhooks[2].name: Duplicate value: "pods.example.com"`}},
 
 		// rules: operations
-		{name: "no operations", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) { rule(c).Operations = nil },
+		{name: "no operations", modify: func(c *validatingConfig) { rule(c).Operations = nil },
 			want: []string{"webhooks[0].rules[0].operations: Required value"}},
-		{name: "'*' with other operations", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "'*' with other operations", modify: func(c *validatingConfig) {
 			rule(c).Operations = []admissionregistrationv1.OperationType{"*", "CREATE"}
 		}, want: []string{`webhooks[0].rules[0].operations: Invalid value: ["*","CREATE"]: if '*' is present, must not specify other operations`}},
-		{name: "unknown operation", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "unknown operation", modify: func(c *validatingConfig) {
 			rule(c).Operations = []admissionregistrationv1.OperationType{"CREATE", "PATCH"}
 		}, want: []string{`webhooks[0].rules[0].operations[1]: Unsupported value: "PATCH": supported values: "*", "CONNECT", "CREATE", "DELETE", "UPDATE"`}},
 
 		// rules: groups and versions
-		{name: "no apiGroups", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) { rule(c).APIGroups = nil },
+		{name: "no apiGroups", modify: func(c *validatingConfig) { rule(c).APIGroups = nil },
 			want: []string{"webhooks[0].rules[0].apiGroups: Required value"}},
-		{name: "'*' with other apiGroups", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "'*' with other apiGroups", modify: func(c *validatingConfig) {
 			rule(c).APIGroups = []string{"apps", "*"}
 		},
 			want: []string{`webhooks[0].rules[0].apiGroups: Invalid value: ["apps","*"]: if '*' is present, must not specify other API groups`}},
-		{name: "no apiVersions", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) { rule(c).APIVersions = []string{} },
+		{name: "no apiVersions", modify: func(c *validatingConfig) { rule(c).APIVersions = []string{} },
 			want: []string{"webhooks[0].rules[0].apiVersions: Required value"}},
-		{name: "'*' with other apiVersions", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "'*' with other apiVersions", modify: func(c *validatingConfig) {
 			rule(c).APIVersions = []string{"*", "v1"}
 		},
 			want: []string{`webhooks[0].rules[0].apiVersions: Invalid value: ["*","v1"]: if '*' is present, must not specify other API versions`}},
-		{name: "empty apiVersion", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "empty apiVersion", modify: func(c *validatingConfig) {
 			rule(c).APIVersions = []string{"v1", ""}
 		},
 			want: []string{"webhooks[0].rules[0].apiVersions[1]: Required value"}},
@@ -159,64 +162,64 @@ func TestValidate(t *testing.T) {
 		{name: "'x/y' then 'x/*' is accepted", modify: resources("pods/status", "pods/*")},
 
 		// rules: scope
-		{name: "unknown scope", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "unknown scope", modify: func(c *validatingConfig) {
 			rule(c).Scope = ptr(admissionregistrationv1.ScopeType("Global"))
 		}, want: []string{`webhooks[0].rules[0].scope: Unsupported value: "Global": supported values: "*", "Cluster", "Namespaced"`}},
 
 		// policies
-		{name: "unknown failurePolicy", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "unknown failurePolicy", modify: func(c *validatingConfig) {
 			c.Webhooks[0].FailurePolicy = ptr(admissionregistrationv1.FailurePolicyType("Open"))
 		}, want: []string{`webhooks[0].failurePolicy: Unsupported value: "Open": supported values: "Fail", "Ignore"`}},
-		{name: "unknown matchPolicy", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "unknown matchPolicy", modify: func(c *validatingConfig) {
 			c.Webhooks[0].MatchPolicy = ptr(admissionregistrationv1.MatchPolicyType("Fuzzy"))
 		}, want: []string{`webhooks[0].matchPolicy: Unsupported value: "Fuzzy": supported values: "Equivalent", "Exact"`}},
 
 		// sideEffects
-		{name: "no sideEffects", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) { c.Webhooks[0].SideEffects = nil },
+		{name: "no sideEffects", modify: func(c *validatingConfig) { c.Webhooks[0].SideEffects = nil },
 			want: []string{"webhooks[0].sideEffects: Required value: must specify one of None, NoneOnDryRun"}},
-		{name: "sideEffects Some on create", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "sideEffects Some on create", modify: func(c *validatingConfig) {
 			c.Webhooks[0].SideEffects = ptr(admissionregistrationv1.SideEffectClassSome)
 		}, want: []string{`webhooks[0].sideEffects: Unsupported value: "Some": supported values: "None", "NoneOnDryRun"`}},
-		{name: "sideEffects Unknown on create", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "sideEffects Unknown on create", modify: func(c *validatingConfig) {
 			c.Webhooks[0].SideEffects = ptr(admissionregistrationv1.SideEffectClassUnknown)
 		}, want: []string{`webhooks[0].sideEffects: Unsupported value: "Unknown": supported values: "None", "NoneOnDryRun"`}},
-		{name: "sideEffects NoneOnDryRun", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "sideEffects NoneOnDryRun", modify: func(c *validatingConfig) {
 			c.Webhooks[0].SideEffects = ptr(admissionregistrationv1.SideEffectClassNoneOnDryRun)
 		}},
 
 		// timeoutSeconds
-		{name: "timeout 31", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "timeout 31", modify: func(c *validatingConfig) {
 			c.Webhooks[0].TimeoutSeconds = ptr(int32(31))
 		},
 			want: []string{"webhooks[0].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 and 30 seconds"}},
-		{name: "timeout 0", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "timeout 0", modify: func(c *validatingConfig) {
 			c.Webhooks[0].TimeoutSeconds = ptr(int32(0))
 		},
 			want: []string{"webhooks[0].timeoutSeconds: Invalid value: 0: the timeout value must be between 1 and 30 seconds"}},
-		{name: "timeout 1 and 30", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "timeout 1 and 30", modify: func(c *validatingConfig) {
 			c.Webhooks = append(c.Webhooks, validWebhook("other.example.com"))
 			c.Webhooks[0].TimeoutSeconds, c.Webhooks[1].TimeoutSeconds = ptr(int32(1)), ptr(int32(30))
 		}},
 
 		// selectors
-		{name: "namespaceSelector with an unknown operator", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "namespaceSelector with an unknown operator", modify: func(c *validatingConfig) {
 			c.Webhooks[0].NamespaceSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "runlevel", Operator: "Like", Values: []string{"0"}}}}
 		}, want: []string{`webhooks[0].namespaceSelector.matchExpressions[0].operator: Invalid value: "Like": not a valid selector operator`}},
-		{name: "namespaceSelector NotIn without values", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "namespaceSelector NotIn without values", modify: func(c *validatingConfig) {
 			c.Webhooks[0].NamespaceSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "runlevel", Operator: metav1.LabelSelectorOpNotIn}}}
 		}, want: []string{"webhooks[0].namespaceSelector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'"}},
-		{name: "objectSelector with an invalid label value", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "objectSelector with an invalid label value", modify: func(c *validatingConfig) {
 			c.Webhooks[0].ObjectSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "not valid"}}
 		}, want: []string{`webhooks[0].objectSelector.matchLabels: Invalid value: "not valid": ` + labelValueRule}},
-		{name: "objectSelector expression with an invalid value", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "objectSelector expression with an invalid value", modify: func(c *validatingConfig) {
 			c.Webhooks[0].ObjectSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: metav1.LabelSelectorOpIn, Values: []string{"-web"}}}}
 		}, want: []string{`webhooks[0].objectSelector.matchExpressions[0].values[0]: Invalid value: "-web": ` + labelValueRule}},
 
 		// clientConfig
-		{name: "neither url nor service", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "neither url nor service", modify: func(c *validatingConfig) {
 			c.Webhooks[0].ClientConfig = admissionregistrationv1.WebhookClientConfig{}
 		}, want: []string{"webhooks[0].clientConfig: Required value: exactly one of url or service is required"}},
-		{name: "both url and service", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "both url and service", modify: func(c *validatingConfig) {
 			c.Webhooks[0].ClientConfig.URL = ptr("https://example.com/validate")
 		}, want: []string{"webhooks[0].clientConfig: Required value: exactly one of url or service is required"}},
 		{name: "url", modify: url("https://127.0.0.1:8443/validate")},
@@ -241,19 +244,19 @@ func TestValidate(t *testing.T) {
 			}},
 		// The apiserver swaps the service's name and namespace when it validates them, so each
 		// is reported under the other's field.
-		{name: "service without namespace", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "service without namespace", modify: func(c *validatingConfig) {
 			c.Webhooks[0].ClientConfig.Service.Namespace = ""
 		}, want: []string{"webhooks[0].clientConfig.service.name: Required value"}},
-		{name: "service without name", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "service without name", modify: func(c *validatingConfig) {
 			c.Webhooks[0].ClientConfig.Service.Name = ""
 		}, want: []string{"webhooks[0].clientConfig.service.namespace: Required value"}},
-		{name: "service port 0", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "service port 0", modify: func(c *validatingConfig) {
 			c.Webhooks[0].ClientConfig.Service.Port = ptr(int32(0))
 		}, want: []string{"webhooks[0].clientConfig.service.port: Invalid value: 0: port is not valid: must be between 1 and 65535, inclusive"}},
-		{name: "service port 65536", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "service port 65536", modify: func(c *validatingConfig) {
 			c.Webhooks[0].ClientConfig.Service.Port = ptr(int32(65536))
 		}, want: []string{"webhooks[0].clientConfig.service.port: Invalid value: 65536: port is not valid: must be between 1 and 65535, inclusive"}},
-		{name: "service without path", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "service without path", modify: func(c *validatingConfig) {
 			c.Webhooks[0].ClientConfig.Service.Path = nil
 		}},
 		{name: "service path /", modify: servicePath("/")},
@@ -279,19 +282,19 @@ func TestValidate(t *testing.T) {
 			want: []string{`webhooks[0].admissionReviewVersions[0]: Invalid value: "V2": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`}},
 
 		// matchConditions
-		{name: "valid matchConditions", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "valid matchConditions", modify: func(c *validatingConfig) {
 			c.Webhooks[0].MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "not-skip-me", Expression: "object.metadata.name != 'skip-me'"}}
 		}},
-		{name: "matchCondition that does not compile", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "matchCondition that does not compile", modify: func(c *validatingConfig) {
 			c.Webhooks[0].MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "bad", Expression: "undeclared == 1"}}
 		}, want: []string{"webhooks[0].matchConditions[0].expression: Invalid value: \"undeclared == 1\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'undeclared' (in container '')\n | undeclared == 1\n | ^"}},
-		{name: "matchConditions without name and with a duplicate", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "matchConditions without name and with a duplicate", modify: func(c *validatingConfig) {
 			c.Webhooks[0].MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "", Expression: "true"}, {Name: "a", Expression: "true"}, {Name: "a", Expression: "true"}}
 		}, want: []string{"webhooks[0].matchConditions[0].name: Required value", `webhooks[0].matchConditions[2].name: Duplicate value: "a"`}},
 
 		// order: the apiserver reports a webhook's errors field by field, then its
 		// admissionReviewVersions, then a duplicate name.
-		{name: "errors in the apiserver's order", modify: func(c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+		{name: "errors in the apiserver's order", modify: func(c *validatingConfig) {
 			c.Webhooks = append(c.Webhooks, validWebhook("pods.example.com"))
 			w := &c.Webhooks[1]
 			w.AdmissionReviewVersions = nil

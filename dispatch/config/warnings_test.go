@@ -1,0 +1,79 @@
+package config
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func TestWarnings(t *testing.T) {
+	rule := func(groups, versions, resources []string) admissionregistrationv1.RuleWithOperations {
+		return admissionregistrationv1.RuleWithOperations{
+			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.OperationAll},
+			Rule:       admissionregistrationv1.Rule{APIGroups: groups, APIVersions: versions, Resources: resources},
+		}
+	}
+	list := func(s ...string) []string { return s }
+	tests := []struct {
+		name       string
+		configName string
+		rules      []admissionregistrationv1.RuleWithOperations
+		want       []string
+	}{{
+		name:  "ordinary resources",
+		rules: []admissionregistrationv1.RuleWithOperations{rule(list(""), list("v1"), list("pods", "configmaps"))},
+	}, {
+		name:  "an excluded resource named explicitly",
+		rules: []admissionregistrationv1.RuleWithOperations{rule(list("authentication.k8s.io"), list("v1"), list("tokenreviews"))},
+		want:  []string{"webhooks[0].rules[0]: tokenreviews.authentication.k8s.io is excluded from admission webhooks; this rule will have no effect"},
+	}, {
+		name: "only the excluded resources of a rule, once each, in the rule's order",
+		rules: []admissionregistrationv1.RuleWithOperations{
+			rule(list(""), list("v1"), list("pods")),
+			rule(list("authorization.k8s.io"), list("v1"), list("subjectaccessreviews", "somethingelse", "selfsubjectrulesreviews", "subjectaccessreviews")),
+		},
+		want: []string{
+			"webhooks[0].rules[1]: subjectaccessreviews.authorization.k8s.io is excluded from admission webhooks; this rule will have no effect",
+			"webhooks[0].rules[1]: selfsubjectrulesreviews.authorization.k8s.io is excluded from admission webhooks; this rule will have no effect",
+		},
+	}, {
+		name:  "every version of an excluded resource is excluded",
+		rules: []admissionregistrationv1.RuleWithOperations{rule(list("authentication.k8s.io"), list("*"), list("selfsubjectreviews"))},
+		want:  []string{"webhooks[0].rules[0]: selfsubjectreviews.authentication.k8s.io is excluded from admission webhooks; this rule will have no effect"},
+	}, {
+		name:  "wildcard groups are not flagged",
+		rules: []admissionregistrationv1.RuleWithOperations{rule(list("*"), list("v1"), list("tokenreviews"))},
+	}, {
+		name:  "wildcard resources are not flagged",
+		rules: []admissionregistrationv1.RuleWithOperations{rule(list("authentication.k8s.io"), list("v1"), list("*"))},
+	}, {
+		name:  "same resource name in another group",
+		rules: []admissionregistrationv1.RuleWithOperations{rule(list("example.com"), list("v1"), list("tokenreviews"))},
+	}, {
+		name:       "a name reserved for static manifests",
+		configName: "policy.static.k8s.io",
+		rules:      []admissionregistrationv1.RuleWithOperations{rule(list("authentication.k8s.io"), list("v1"), list("tokenreviews"))},
+		want: []string{
+			`metadata.name: names ending with ".static.k8s.io" are reserved for static manifest-based configurations and cannot be managed via the API`,
+			"webhooks[0].rules[0]: tokenreviews.authentication.k8s.io is excluded from admission webhooks; this rule will have no effect",
+		},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			validating := &admissionregistrationv1.ValidatingWebhookConfiguration{
+				ObjectMeta: metav1.ObjectMeta{Name: tc.configName},
+				Webhooks:   []admissionregistrationv1.ValidatingWebhook{{Name: "w.example.com", Rules: tc.rules}},
+			}
+			if diff := cmp.Diff(tc.want, WarningsValidating(validating)); diff != "" {
+				t.Errorf("WarningsValidating (-want +got):\n%s", diff)
+			}
+			mutating := toMutating(validating)
+			if diff := cmp.Diff(tc.want, WarningsMutating(mutating)); diff != "" {
+				t.Errorf("WarningsMutating (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
