@@ -60,8 +60,8 @@ func TestLoad(t *testing.T) {
 			"testdata/manifests/nested/d-validating.yaml:1 (document 1, item 0): validating d",
 		},
 	}, {
-		name:  "a file named by path is read whatever its extension",
-		paths: []string{filepath.Join(manifests, "README.md")},
+		name:    "a file named by path is read whatever its extension",
+		paths:   []string{filepath.Join(manifests, "README.md")},
 		wantErr: "testdata/manifests/README.md:1: object (no name) has no kind",
 	}, {
 		name:    "a missing file",
