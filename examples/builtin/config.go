@@ -36,10 +36,14 @@ const (
 // The validations fail closed (Fail): a policy that lets objects through whenever its server is
 // unreachable is not a policy. They also answer from memory.
 const (
-	MirrorsFailurePolicy        = admissionregistrationv1.Ignore
-	MirrorsTimeoutSeconds       = 2
-	ValidationFailurePolicy     = admissionregistrationv1.Fail
-	ValidationTimeoutSeconds    = 3
+	MirrorsFailurePolicy     = admissionregistrationv1.Ignore
+	MirrorsTimeoutSeconds    = 2
+	ValidationFailurePolicy  = admissionregistrationv1.Fail
+	ValidationTimeoutSeconds = 3
+)
+
+// The label that protects a namespace unless configured otherwise.
+const (
 	defaultProtectionLabelKey   = "admit.dev/protected"
 	defaultProtectionLabelValue = "true"
 )

@@ -57,11 +57,16 @@ func ConfigFromEnv(lookup func(name string) (value string, ok bool)) (Config, er
 	var problems field.ErrorList
 	cfg.NamespaceProtection, problems = protectionFromEnv(get(EnvNamespaceProtection))
 	errs = append(errs, problems...)
+	const problemsIntro = "invalid built-in webhook settings in the environment:\n%w"
 	if len(errs) > 0 {
-		return Config{}, fmt.Errorf("invalid built-in webhook settings in the environment:\n%w", fieldErrorsAsError(errs))
+		return Config{}, fmt.Errorf(problemsIntro, fieldErrorsAsError(errs))
 	}
-	// The checks Register makes, which the per-entry checks above should have covered already.
-	return cfg.normalized()
+	// The checks Register makes; the per-entry checks above should have covered them already.
+	normalized, err := cfg.normalized()
+	if err != nil {
+		return Config{}, fmt.Errorf(problemsIntro, err)
+	}
+	return normalized, nil
 }
 
 // splitList splits a separated list, dropping spaces around items and empty items, so a trailing

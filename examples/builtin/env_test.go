@@ -127,6 +127,9 @@ func TestConfigFromEnvErrors(t *testing.T) {
 		{"a kind twice in annotations", env{EnvRequiredAnnotations: "ConfigMap=a,ConfigMap=b"}, []string{
 			`ADMIT_REQUIRED_ANNOTATIONS[ConfigMap=b]: Invalid value: "ConfigMap": is listed already, in ADMIT_REQUIRED_ANNOTATIONS[ConfigMap=a]: put all its annotation keys in one entry, separated by ';'`,
 		}},
+		{"one resource in two versions: the checks Register makes", env{EnvRequiredLabels: "Widget.v1.example.com/widgets=a,Widget.v2.example.com/widgets=b"}, []string{
+			`requiredMetadata.kinds[1].resource: Invalid value: "widgets": is listed twice: requiredMetadata.kinds[0] requires it already`,
+		}},
 		{"protection: not a label", env{EnvNamespaceProtection: "yes-please"}, []string{
 			`ADMIT_NAMESPACE_PROTECTION: Invalid value: "yes-please": want KEY=VALUE (e.g. admit.dev/protected=true), "on" or "off"`,
 		}},

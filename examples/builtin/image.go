@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -85,7 +86,7 @@ func ParseImageReference(image string) (ImageReference, error) {
 func parseImageReference(image string) (ImageReference, error) {
 	var ref ImageReference
 	if image == "" {
-		return ref, fmt.Errorf("it is empty")
+		return ref, errors.New("it is empty")
 	}
 	if i := strings.IndexFunc(image, isSpaceOrControl); i >= 0 {
 		return ref, fmt.Errorf("it contains whitespace or a control character at offset %d", i)
@@ -105,7 +106,7 @@ func parseImageReference(image string) (ImageReference, error) {
 		}
 	}
 	if name == "" {
-		return ref, fmt.Errorf("it has no repository")
+		return ref, errors.New("it has no repository")
 	}
 	ref.Registry, ref.Repository = DockerHub, name
 	if i := strings.IndexByte(name, '/'); i >= 0 && looksLikeRegistry(name[:i]) {
@@ -155,23 +156,23 @@ func checkRegistryHost(hostPort string) error {
 	if strings.HasPrefix(hostPort, "[") {
 		end := strings.IndexByte(hostPort, ']')
 		if end < 0 {
-			return fmt.Errorf("an IPv6 address must be closed by ']'")
+			return errors.New("an IPv6 address must be closed by ']'")
 		}
 		host, port = hostPort[:end+1], hostPort[end+1:]
 		if inner := host[1:end]; inner == "" || strings.Trim(inner, "0123456789abcdefABCDEF:") != "" {
 			return fmt.Errorf("%q is not an IPv6 address", host)
 		}
 		if port != "" && port[0] != ':' {
-			return fmt.Errorf("only a :port may follow an IPv6 address")
+			return errors.New("only a :port may follow an IPv6 address")
 		}
 		port = strings.TrimPrefix(port, ":")
 		if port == "" && strings.HasSuffix(hostPort, ":") {
-			return fmt.Errorf("the port is empty")
+			return errors.New("the port is empty")
 		}
 	} else if i := strings.IndexByte(hostPort, ':'); i >= 0 {
 		host, port = hostPort[:i], hostPort[i+1:]
 		if port == "" {
-			return fmt.Errorf("the port is empty")
+			return errors.New("the port is empty")
 		}
 	}
 	if port != "" && strings.Trim(port, "0123456789") != "" {
@@ -181,7 +182,7 @@ func checkRegistryHost(hostPort string) error {
 		return nil
 	}
 	if host == "" {
-		return fmt.Errorf("the host name is empty")
+		return errors.New("the host name is empty")
 	}
 	for _, label := range strings.Split(host, ".") {
 		if !isHostLabel(label) {
@@ -253,7 +254,7 @@ func isPathComponent(c string) bool {
 func checkTag(tag string) error {
 	switch {
 	case tag == "":
-		return fmt.Errorf("the tag is empty")
+		return errors.New("the tag is empty")
 	case len(tag) > 128:
 		return fmt.Errorf("the tag is %d characters long, more than 128", len(tag))
 	case tag[0] == '.' || tag[0] == '-':
@@ -284,7 +285,7 @@ func digestHexLength(algorithm string) int {
 func checkDigest(digest string) error {
 	algorithm, encoded, ok := strings.Cut(digest, ":")
 	if !ok {
-		return fmt.Errorf("want ALGORITHM:HEX, e.g. sha256:<64 hex digits>")
+		return errors.New("want ALGORITHM:HEX, e.g. sha256:<64 hex digits>")
 	}
 	want := digestHexLength(algorithm)
 	if want == 0 {

@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -69,7 +70,7 @@ func qualifiedKind(gvk schema.GroupVersionKind) string {
 func explicitKind(qualified, resource string) (schema.GroupVersionKind, string, error) {
 	parts := strings.SplitN(qualified, ".", 3)
 	if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" {
-		return schema.GroupVersionKind{}, "", fmt.Errorf("want Kind.version.group/resource, e.g. Widget.v1.example.com/widgets")
+		return schema.GroupVersionKind{}, "", errors.New("want Kind.version.group/resource, e.g. Widget.v1.example.com/widgets")
 	}
 	gvk := schema.GroupVersionKind{Kind: parts[0], Version: parts[1], Group: parts[2]}
 	if !isKindName(gvk.Kind) {
