@@ -62,7 +62,7 @@ func TestLoad(t *testing.T) {
 	}, {
 		name:    "a file named by path is read whatever its extension",
 		paths:   []string{filepath.Join(manifests, "README.md")},
-		wantErr: "testdata/manifests/README.md:1: object (no name) has no kind",
+		wantErr: "testdata/manifests/README.md:1: object has no kind",
 	}, {
 		name:    "a missing file",
 		paths:   []string{filepath.Join("testdata", "missing.yaml"), filepath.Join("testdata", "webhooks.yaml")},
@@ -96,7 +96,7 @@ func TestLoadReportsEveryFile(t *testing.T) {
 		}
 	}
 	_, err := Load(Options{}, dir)
-	want := filepath.Join(dir, "1.yaml") + ":1: A (no name) has no apiVersion\n" + filepath.Join(dir, "3.json") + ":1: unexpected EOF"
+	want := filepath.Join(dir, "1.yaml") + ":1: A has no apiVersion\n" + filepath.Join(dir, "3.json") + ":1: unexpected EOF"
 	if diff := cmp.Diff(want, errString(err)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

@@ -300,12 +300,12 @@ func (p *parser) addObject(object map[string]any, raw []byte, source Source, loc
 		return
 	}
 	if apiVersion == "" {
-		p.fail(source, fmt.Errorf("%s %s has no apiVersion", kindName, describeName(object)))
+		p.fail(source, fmt.Errorf("%s has no apiVersion", subject(kindName, object)))
 		return
 	}
 	gv, err := schema.ParseGroupVersion(apiVersion)
 	if err != nil {
-		p.fail(source, fmt.Errorf("%s %s: %w", kindName, describeName(object), err))
+		p.fail(source, fmt.Errorf("%s: %w", subject(kindName, object), err))
 		return
 	}
 	gk := gv.WithKind(kindName).GroupKind()
@@ -319,7 +319,7 @@ func (p *parser) addObject(object map[string]any, raw []byte, source Source, loc
 	}
 	if raw == nil {
 		if raw, err = json.Marshal(object); err != nil {
-			p.fail(source, fmt.Errorf("encoding %s %s: %w", kindName, describeName(object), err))
+			p.fail(source, fmt.Errorf("encoding %s: %w", subject(kindName, object), err))
 			return
 		}
 	}
@@ -371,7 +371,7 @@ func (p *parser) addListItems(apiVersion, kindName string, items []any, source S
 func (p *parser) decodeStrict(raw []byte, into any, kindName string, object map[string]any, source Source, loc *locator, path []any) bool {
 	strictErrs, err := sigsjson.UnmarshalStrict(raw, into)
 	if err != nil {
-		p.fail(source, fmt.Errorf("decoding %s %s: %w", kindName, describeName(object), err))
+		p.fail(source, fmt.Errorf("decoding %s: %w", subject(kindName, object), err))
 		return false
 	}
 	type located struct {
@@ -389,7 +389,7 @@ func (p *parser) decodeStrict(raw []byte, into any, kindName string, object map[
 	// YAML documents reach the decoder with their keys sorted: report in the file's order.
 	sort.SliceStable(found, func(a, b int) bool { return found[a].source.Line < found[b].source.Line })
 	for _, f := range found {
-		p.fail(f.source, fmt.Errorf("%s %s: %w", kindName, describeName(object), f.err))
+		p.fail(f.source, fmt.Errorf("%s: %w", subject(kindName, object), f.err))
 	}
 	return len(strictErrs) == 0
 }
@@ -416,7 +416,7 @@ func typeMeta(object map[string]any) (apiVersion, kindName string, err error) {
 		return "", "", fmt.Errorf("kind must be a string, got %s", describe(object["kind"]))
 	}
 	if kindName == "" {
-		return "", "", fmt.Errorf("object %s has no kind", describeName(object))
+		return "", "", fmt.Errorf("%s has no kind", subject("object", object))
 	}
 	return apiVersion, kindName, nil
 }
@@ -438,14 +438,15 @@ func listItems(kindName string, object map[string]any) ([]any, bool) {
 	}
 }
 
-// describeName names an object in messages: its quoted name, or "(no name)".
-func describeName(object map[string]any) string {
+// subject names an object in messages: its kind and quoted name, e.g.
+// `MutatingWebhookConfiguration "pod-defaults"`, or just its kind when it has no name.
+func subject(kindName string, object map[string]any) string {
 	if metadata, ok := object["metadata"].(map[string]any); ok {
 		if name, ok := metadata["name"].(string); ok && name != "" {
-			return strconv.Quote(name)
+			return kindName + " " + strconv.Quote(name)
 		}
 	}
-	return "(no name)"
+	return kindName
 }
 
 func describe(value any) string {

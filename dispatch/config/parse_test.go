@@ -164,7 +164,7 @@ func TestParse(t *testing.T) {
 		name:    "no apiVersion",
 		file:    "w.yaml",
 		data:    "kind: Namespace\n",
-		wantErr: "w.yaml:1: Namespace (no name) has no apiVersion",
+		wantErr: "w.yaml:1: Namespace has no apiVersion",
 	}, {
 		name:    "a kind that is not a string",
 		file:    "w.yaml",
@@ -174,7 +174,7 @@ func TestParse(t *testing.T) {
 		name:    "an invalid apiVersion",
 		file:    "w.yaml",
 		data:    "apiVersion: a/b/c\nkind: Thing\n",
-		wantErr: "w.yaml:1: Thing (no name): unexpected GroupVersion string: a/b/c",
+		wantErr: "w.yaml:1: Thing: unexpected GroupVersion string: a/b/c",
 	}, {
 		name:    "a document that is not an object",
 		file:    "w.yaml",
@@ -204,7 +204,7 @@ func TestParse(t *testing.T) {
 		name:    "every problem is reported",
 		file:    "w.yaml",
 		data:    "kind: A\n---\n- 1\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: fine}\n---\napiVersion: v1\n",
-		wantErr: "w.yaml:1: A (no name) has no apiVersion\nw.yaml:3: expected an object with apiVersion and kind, got an array\nw.yaml:9: object (no name) has no kind",
+		wantErr: "w.yaml:1: A has no apiVersion\nw.yaml:3: expected an object with apiVersion and kind, got an array\nw.yaml:9: object has no kind",
 	}, {
 		name:    "Lists nested too deep",
 		file:    "l.json",
