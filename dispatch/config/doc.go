@@ -32,4 +32,16 @@
 //
 // Match conditions are compiled with the apiserver's CEL environment (package matchconditions).
 // WarningsMutating and WarningsValidating return the warnings the apiserver sends on create.
+//
+// # Files
+//
+//	load.go        Load: files and directories
+//	split.go       a file into YAML documents or JSON values, each with its line
+//	parse.go       Parse: documents into objects, Lists expanded, webhook configurations strict
+//	locate.go      the line of a field, for errors about List items and unknown fields
+//	objects.go     FromObjects: Go values
+//	set.go         Set, and Set.Validate for everything loaded
+//	defaults.go    the v1 defaults
+//	validation.go  the apiserver's create-time validation
+//	warnings.go    the apiserver's create-time warnings
 package config
