@@ -3,7 +3,6 @@ package matchconditions
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	celtypes "github.com/google/cel-go/common/types"
 
@@ -56,7 +55,9 @@ func Compile(conditions []admissionregistrationv1.MatchCondition) (*Matcher, err
 		}
 	}
 	if len(errs) > 0 {
-		return nil, fmt.Errorf("compiling matchConditions: %w", errs.ToAggregate())
+		// The paths ("matchConditions[1].expression: ...") say what failed; callers add which
+		// webhook.
+		return nil, errs.ToAggregate()
 	}
 	return &Matcher{
 		names:     names,

@@ -382,29 +382,29 @@ func TestCompileErrors(t *testing.T) {
 	}{{
 		name:       "unknown identifier",
 		conditions: conditions("ok", "true", "bad", "foo == 1"),
-		want: "compiling matchConditions: matchConditions[1].expression: Invalid value: \"foo == 1\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'foo' (in container '')\n" +
+		want: "matchConditions[1].expression: Invalid value: \"foo == 1\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'foo' (in container '')\n" +
 			" | foo == 1\n" +
 			" | ^",
 	}, {
 		name:       "not a boolean",
 		conditions: conditions("dyn", "object.spec"),
-		want:       `compiling matchConditions: matchConditions[0].expression: Invalid value: "object.spec": must evaluate to bool but got dyn`,
+		want:       `matchConditions[0].expression: Invalid value: "object.spec": must evaluate to bool but got dyn`,
 	}, {
 		name:       "the request has no uid",
 		conditions: conditions("uid", "has(request.uid)"),
-		want: "compiling matchConditions: matchConditions[0].expression: Invalid value: \"has(request.uid)\": compilation failed: ERROR: <input>:1:4: undefined field 'uid'\n" +
+		want: "matchConditions[0].expression: Invalid value: \"has(request.uid)\": compilation failed: ERROR: <input>:1:4: undefined field 'uid'\n" +
 			" | has(request.uid)\n" +
 			" | ...^",
 	}, {
 		name:       "no params for webhooks",
 		conditions: conditions("params", "params != null"),
-		want: "compiling matchConditions: matchConditions[0].expression: Invalid value: \"params != null\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n" +
+		want: "matchConditions[0].expression: Invalid value: \"params != null\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n" +
 			" | params != null\n" +
 			" | ^",
 	}, {
 		name:       "every failing condition is reported",
 		conditions: conditions("a", "1", "b", "'x'"),
-		want:       `compiling matchConditions: [matchConditions[0].expression: Invalid value: "1": must evaluate to bool but got int, matchConditions[1].expression: Invalid value: "'x'": must evaluate to bool but got string]`,
+		want:       `[matchConditions[0].expression: Invalid value: "1": must evaluate to bool but got int, matchConditions[1].expression: Invalid value: "'x'": must evaluate to bool but got string]`,
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
