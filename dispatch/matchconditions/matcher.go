@@ -42,6 +42,10 @@ type Result struct {
 // that does not compile, with paths under "matchConditions". Conditions are not otherwise
 // validated (names, count): Validate does that.
 //
+// kube-apiserver never stores a configuration whose conditions do not compile; one that stops
+// compiling (after a downgrade) fails every evaluation instead. Compile refuses it up front,
+// which says the same thing earlier.
+//
 // A Matcher without conditions always matches.
 func Compile(conditions []admissionregistrationv1.MatchCondition) (*Matcher, error) {
 	names := make([]string, len(conditions))
