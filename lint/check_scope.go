@@ -1,0 +1,137 @@
+package lint
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// mirrorPodAnnotation marks the API copy of a static pod.
+const mirrorPodAnnotation = "kubernetes.io/config.mirror"
+
+// checkWildcards (C01): rules matching everything along some axis.
+func checkWildcards(a *analysis) []finding {
+	var out []finding
+	for _, c := range a.configs {
+		for _, w := range c.webhooks {
+			for j, rule := range w.spec.Rules {
+				wild := ruleWildcards(rule)
+				if len(wild) == 0 {
+					continue
+				}
+				out = append(out, finding{
+					config: c, webhook: w, field: w.path().Child("rules").Index(j).String(),
+					message: fmt.Sprintf("matches %s: the webhook receives requests it was not written for, including resources that CRDs and upgrades add later", joinAnd(wild)),
+					hint:    "list the API groups, resources and operations the webhook handles",
+				})
+			}
+		}
+	}
+	return out
+}
+
+func ruleWildcards(rule admissionregistrationv1.RuleWithOperations) []string {
+	var wild []string
+	if slices.Contains(rule.APIGroups, "*") {
+		wild = append(wild, "every API group")
+	}
+	switch {
+	case slices.Contains(rule.Resources, "*/*"):
+		wild = append(wild, "every resource with its subresources")
+	case slices.Contains(rule.Resources, "*"):
+		wild = append(wild, "every resource")
+	}
+	if slices.Contains(rule.Operations, admissionregistrationv1.OperationAll) {
+		wild = append(wild, "every operation")
+	}
+	return wild
+}
+
+func joinAnd(items []string) string {
+	if len(items) <= 1 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
+
+// checkMatchConditions (C02): broad webhooks the apiserver calls for everything they match.
+func checkMatchConditions(a *analysis) []finding {
+	var out []finding
+	for _, c := range a.configs {
+		for _, w := range c.webhooks {
+			if len(w.spec.MatchConditions) > 0 {
+				continue
+			}
+			var why []string
+			for _, rule := range w.spec.Rules {
+				if slices.Contains(rule.APIGroups, "*") || slices.Contains(rule.Resources, "*") || slices.Contains(rule.Resources, "*/*") {
+					why = append(why, "its rules use wildcards")
+					break
+				}
+			}
+			if w.namespaceSelector != nil && w.objectSelector != nil && w.namespaceSelector.Empty() && w.objectSelector.Empty() {
+				why = append(why, "its selectors match every namespace and object")
+			}
+			if len(why) == 0 {
+				continue
+			}
+			out = append(out, finding{
+				config: c, webhook: w, field: w.path().Child("matchConditions").String(),
+				message: fmt.Sprintf("is broad (%s) and has no matchConditions: the apiserver calls it for every request it matches", strings.Join(why, "; ")),
+				hint:    `add matchConditions (CEL) so the apiserver skips what the webhook always allows, e.g. {name: not-system-users, expression: "!request.userInfo.username.startsWith('system:')"}`,
+			})
+		}
+	}
+	return out
+}
+
+// checkMatchPolicy (C03): matchPolicy Exact lets other versions of a resource through.
+func checkMatchPolicy(a *analysis) []finding {
+	var out []finding
+	for _, c := range a.configs {
+		for _, w := range c.webhooks {
+			if w.spec.MatchPolicy == nil || *w.spec.MatchPolicy != admissionregistrationv1.Exact {
+				continue
+			}
+			out = append(out, finding{
+				config: c, webhook: w, field: w.path().Child("matchPolicy").String(),
+				message: "is Exact: a request through another version of a matched resource bypasses the webhook",
+				hint:    "remove matchPolicy (Equivalent is the default): the apiserver then converts requests to the version the rules name",
+			})
+		}
+	}
+	return out
+}
+
+// checkMirrorPods (C04): mutating webhooks that would change the API copies of static pods.
+// Namespace selectors are not consulted: static pods can be put in any namespace.
+func checkMirrorPods(a *analysis) []finding {
+	res, ok := preferredResource(a.mapper, schema.GroupResource{Resource: "pods"})
+	if !ok {
+		return nil
+	}
+	mirror := write{
+		request:      request{gvr: res.GVR, operation: admissionregistrationv1.Create, namespaced: true},
+		objectLabels: labels.Set{}, annotations: map[string]string{mirrorPodAnnotation: "0123456789abcdef"},
+		user: authenticationv1.UserInfo{Username: "system:node:node-1", Groups: []string{"system:nodes", "system:authenticated"}},
+	}
+	var out []finding
+	for _, c := range a.configs {
+		for _, w := range c.webhooks {
+			if !w.mutating || !a.intercepts(w, mirror) {
+				continue
+			}
+			out = append(out, finding{
+				config: c, webhook: w, field: w.path().Child("matchConditions").String(),
+				message: fmt.Sprintf("mutates pods without excluding mirror pods (annotated %s): they are API copies of static pods the kubelet runs from files, so a mutation changes what the API shows, not what runs", mirrorPodAnnotation),
+				hint:    fmt.Sprintf(`add a matchCondition {name: not-mirror-pod, expression: "!has(object.metadata.annotations) || !('%s' in object.metadata.annotations)"}`, mirrorPodAnnotation),
+			})
+		}
+	}
+	return out
+}

@@ -1,0 +1,213 @@
+package lint
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// longTimeoutSeconds is where D01 starts: the apiserver's default.
+const longTimeoutSeconds = 10
+
+// checkTimeout (D01): timeouts of 10 seconds or more.
+func checkTimeout(a *analysis) []finding {
+	var out []finding
+	for _, c := range a.configs {
+		for _, w := range c.webhooks {
+			seconds := w.timeoutSeconds()
+			if seconds < longTimeoutSeconds {
+				continue
+			}
+			what := fmt.Sprintf("timeoutSeconds is %d", seconds)
+			if seconds == longTimeoutSeconds {
+				what += ", the default when unset"
+			}
+			out = append(out, finding{
+				config: c, webhook: w, field: w.path().Child("timeoutSeconds").String(),
+				message: fmt.Sprintf("%s: while the webhook is down or slow, every request it intercepts waits that long", what),
+				hint:    "set timeoutSeconds to 1-5: a webhook should answer in milliseconds",
+			})
+		}
+	}
+	return out
+}
+
+// chainLink is a webhook's share of the time a request can spend in admission.
+type chainLink struct {
+	webhook *webhook
+	// calls is 2 for a mutating webhook with reinvocationPolicy IfNeeded, else 1.
+	calls int
+}
+
+func (l chainLink) seconds() int { return l.calls * int(l.webhook.timeoutSeconds()) }
+
+// checkChainDeadline (D02): for every kind of request, the mutating webhooks that match it run
+// in sequence (reinvoked ones twice), then the matching validating webhooks in parallel; when
+// their timeouts add up past the request deadline, requests can time out before any
+// failurePolicy applies. Selectors are not consulted: some request matches them all. Requests
+// with the same webhooks are reported once.
+func checkChainDeadline(a *analysis) []finding {
+	deadline := int(a.requestTimeout / time.Second)
+	type chain struct {
+		mutating   []chainLink
+		validating *webhook
+		total      int
+		requests   []request
+	}
+	var order []string
+	chains := map[string]*chain{}
+	for _, r := range a.requestsToCheck() {
+		ch := &chain{}
+		var key []string
+		for _, c := range a.configs {
+			for _, w := range c.webhooks {
+				if !w.matchesRules(a.mapper, r) {
+					continue
+				}
+				key = append(key, fmt.Sprintf("%s/%s/%d", c.kind, c.name, w.index))
+				if !w.mutating {
+					if ch.validating == nil || w.timeoutSeconds() > ch.validating.timeoutSeconds() {
+						ch.validating = w
+					}
+					continue
+				}
+				link := chainLink{webhook: w, calls: 1}
+				if w.reinvocation == admissionregistrationv1.IfNeededReinvocationPolicy {
+					link.calls = 2
+				}
+				ch.mutating = append(ch.mutating, link)
+				ch.total += link.seconds()
+			}
+		}
+		if ch.validating != nil {
+			ch.total += int(ch.validating.timeoutSeconds())
+		}
+		if ch.total <= deadline || len(ch.mutating) == 0 {
+			continue
+		}
+		k := strings.Join(key, ",")
+		if existing, ok := chains[k]; ok {
+			existing.requests = append(existing.requests, r)
+			continue
+		}
+		ch.requests = []request{r}
+		chains[k] = ch
+		order = append(order, k)
+	}
+	var out []finding
+	for _, k := range order {
+		ch := chains[k]
+		longest := ch.mutating[0]
+		var parts []string
+		for _, l := range ch.mutating {
+			if l.seconds() > longest.seconds() {
+				longest = l
+			}
+			share := fmt.Sprintf("%q %d s", l.webhook.spec.Name, l.webhook.timeoutSeconds())
+			if l.calls == 2 {
+				share = fmt.Sprintf("%q 2×%d s (reinvocationPolicy IfNeeded)", l.webhook.spec.Name, l.webhook.timeoutSeconds())
+			}
+			parts = append(parts, share)
+		}
+		message := fmt.Sprintf("the webhooks matching %s can take %d s together, more than the %d s request deadline: mutating %s",
+			describeRequests(ch.requests), ch.total, deadline, strings.Join(parts, " + "))
+		if ch.validating != nil {
+			message += fmt.Sprintf(", then validating up to %d s (%q)", ch.validating.timeoutSeconds(), ch.validating.spec.Name)
+		}
+		w := longest.webhook
+		out = append(out, finding{
+			config: w.config, webhook: w, field: w.path().Child("timeoutSeconds").String(),
+			message: message + "; slow webhooks then time requests out before any failurePolicy applies",
+			hint:    "lower timeoutSeconds (1-5 s is plenty for a webhook that answers in milliseconds), and use reinvocationPolicy IfNeeded only where a second call is needed",
+		})
+	}
+	return out
+}
+
+// requestsToCheck lists the requests the apiserver can admit: every operation on every served
+// resource and subresource the mapper knows, by the verbs it supports, then the resources that
+// rules name but the mapper does not know (custom resources whose CRD is not in the input).
+func (a *analysis) requestsToCheck() []request {
+	var out []request
+	known := map[schema.GroupResource]bool{}
+	for _, res := range a.mapper.Resources() {
+		known[res.GVR.GroupResource()] = true
+		for _, op := range operationsFor(res.Verbs) {
+			out = append(out, request{gvr: res.GVR, operation: op, namespaced: res.Namespaced})
+		}
+		for _, sub := range res.Subresources {
+			subOps := operationsFor(sub.Verbs)
+			if sub.Connect {
+				subOps = ops(admissionregistrationv1.Connect)
+			}
+			for _, op := range subOps {
+				out = append(out, request{gvr: res.GVR, subresource: sub.Name, operation: op, namespaced: res.Namespaced})
+			}
+		}
+	}
+	seen := map[request]bool{}
+	for _, c := range a.configs {
+		for _, w := range c.webhooks {
+			for _, rule := range w.spec.Rules {
+				for _, r := range namedRequests(rule) {
+					if !known[r.gvr.GroupResource()] && !seen[r] {
+						seen[r] = true
+						out = append(out, r)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// operationsFor maps discovery verbs to the admission operations they lead to.
+func operationsFor(verbs []string) []admissionregistrationv1.OperationType {
+	var out []admissionregistrationv1.OperationType
+	add := func(op admissionregistrationv1.OperationType) {
+		if !slices.Contains(out, op) {
+			out = append(out, op)
+		}
+	}
+	for _, v := range verbs {
+		switch v {
+		case "create":
+			add(admissionregistrationv1.Create)
+		case "update", "patch":
+			add(admissionregistrationv1.Update)
+		case "delete", "deletecollection":
+			add(admissionregistrationv1.Delete)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// namedRequests are the requests a rule names explicitly (no wildcard group, version or
+// resource): one per group, version, resource and operation.
+func namedRequests(rule admissionregistrationv1.RuleWithOperations) []request {
+	operations := rule.Operations
+	if slices.Contains(operations, admissionregistrationv1.OperationAll) {
+		operations = ops(admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete)
+	}
+	namespaced := rule.Scope == nil || *rule.Scope != admissionregistrationv1.ClusterScope
+	var out []request
+	for _, g := range rule.APIGroups {
+		for _, v := range rule.APIVersions {
+			for _, res := range rule.Resources {
+				resource, sub, _ := strings.Cut(res, "/")
+				if g == "*" || v == "*" || resource == "*" || sub == "*" {
+					continue
+				}
+				for _, op := range operations {
+					out = append(out, request{gvr: schema.GroupVersionResource{Group: g, Version: v, Resource: resource}, subresource: sub, operation: op, namespaced: namespaced})
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,47 @@
+// Package lint checks admission webhook configurations for what breaks clusters: what the
+// apiserver refuses, fail-closed webhooks that deadlock the cluster's own recovery, scopes wider
+// than needed, timeouts that add up past the request deadline, and TLS material that cannot
+// work.
+//
+// Run takes a config.Set (files loaded with config.Load, or a cluster read with package
+// lint/cluster): the Mutating- and ValidatingWebhookConfigurations, and around them the
+// Namespaces, Services, Deployments (StatefulSets, DaemonSets), PodDisruptionBudgets, TLS
+// Secrets, cert-manager Certificates and CustomResourceDefinitions of the same input. Rules that
+// need those objects stay silent when the input lacks them, rather than guess. Rules() lists the
+// rules; docs/lint.md explains each with examples.
+//
+// # How lint decides what a webhook intercepts
+//
+// The questions "does this webhook intercept pods in kube-system?" are answered with the
+// apiserver's own semantics: rules matched against the resources of Kubernetes 1.36 (package
+// resources, with matchPolicy Equivalent), namespaceSelector evaluated on the namespace's
+// labels (those of its Namespace object in the input, else only kubernetes.io/metadata.name),
+// objectSelector on the object's labels, and matchConditions evaluated with the apiserver's CEL
+// environment on a synthetic request: the write a controller, the scheduler or the kubelet
+// makes, with the labels the webhook server's pods carry when the input says so. A condition
+// that fails to evaluate on such a request counts as matching.
+//
+// The writes that matter for availability are those that bring pods back and route traffic to
+// them: pods and their binding and status, ServiceAccount tokens, ReplicaSets, EndpointSlices,
+// Endpoints, Leases and ConfigMaps.
+//
+// # Runlevels
+//
+// Kubernetes' design for webhook bootstrapping exempts namespaces by runlevel: 0 for the
+// control plane (kube-system), 1 for the add-ons webhook servers need (DNS, CNI, storage), 2 for
+// the namespaces of webhook servers, higher levels for webhooks that depend on other webhooks.
+// A configuration must exempt every namespace at or below its own level. lint reads a
+// namespace's runlevel from the label admit.dev/runlevel (RunlevelLabel), else "runlevel" (the
+// design's own example), else "openshift.io/run-level" (Options.RunlevelLabels changes the
+// list). A configuration's level is its admit.dev/runlevel annotation, else the runlevel of its
+// server's namespace, else 2. Labelling namespaces must be reserved to cluster administrators:
+// whoever can label a namespace can exempt it.
+//
+// # Severities and suppression
+//
+// Each finding has a Severity: Error (the apiserver refuses it, or it breaks as soon as the
+// webhook is down), Warning (a risk under conditions that happen) or Info (advice). A
+// configuration annotated admit.dev/lint-disable: "B07,mirror-pods" (DisableAnnotation) turns
+// those rules off for itself; Options.Disable turns rules off everywhere. Suppressed findings
+// are still returned, marked, so reports can count them.
+package lint

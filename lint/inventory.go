@@ -1,0 +1,273 @@
+package lint
+
+import (
+	"crypto/x509"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/admitkit/admit/certs"
+	"github.com/admitkit/admit/dispatch/config"
+)
+
+// inventory indexes the objects around the webhook configurations: the namespaces, Services,
+// workloads, PodDisruptionBudgets, TLS Secrets, cert-manager Certificates and CRDs of the input.
+// Objects of other kinds are ignored.
+type inventory struct {
+	// namespaces maps the names of the input's Namespaces to their labels, with the
+	// kubernetes.io/metadata.name label every namespace carries.
+	namespaces map[string]labels.Set
+	services   map[namespacedName]*corev1.Service
+	workloads  []*workload
+	pdbs       []*policyv1.PodDisruptionBudget
+	// secrets holds the certificates of Secrets with a tls.crt.
+	secrets      map[namespacedName][]*x509.Certificate
+	certificates map[namespacedName]*certificateSpec
+	crds         []*apiextensionsv1.CustomResourceDefinition
+}
+
+type namespacedName struct{ namespace, name string }
+
+func (n namespacedName) String() string { return n.namespace + "/" + n.name }
+
+// workload is what lint needs of a Deployment, StatefulSet or DaemonSet: its pods' labels and
+// the Secrets they mount, and how many replicas it runs.
+type workload struct {
+	kind, namespace, name string
+	// replicas is nil for a DaemonSet (one per node) and 1 when a Deployment leaves it unset.
+	replicas       *int32
+	templateLabels labels.Set
+	secretVolumes  []string
+}
+
+func (w *workload) String() string { return fmt.Sprintf("%s %s/%s", w.kind, w.namespace, w.name) }
+
+// certificateSpec is the part of a cert-manager Certificate that says which names the issued
+// certificate will carry.
+type certificateSpec struct {
+	name        namespacedName
+	dnsNames    []string
+	ipAddresses []string
+	secretName  string
+}
+
+// certificateGroup and certificateKind name cert-manager's Certificate, read in any version.
+const (
+	certificateGroup = "cert-manager.io"
+	certificateKind  = "Certificate"
+)
+
+// newInventory reads the objects lint understands from set.Others. An object of a known kind
+// that does not decode is an error naming its source: lint would otherwise reason about a
+// Deployment it misread.
+func newInventory(set *config.Set) (*inventory, error) {
+	inv := &inventory{
+		namespaces:   map[string]labels.Set{},
+		services:     map[namespacedName]*corev1.Service{},
+		secrets:      map[namespacedName][]*x509.Certificate{},
+		certificates: map[namespacedName]*certificateSpec{},
+	}
+	for _, obj := range set.Others {
+		if err := inv.add(obj.Object); err != nil {
+			return nil, fmt.Errorf("%s: %s %q: %w", obj.Source, obj.Object.GetKind(), obj.Object.GetName(), err)
+		}
+	}
+	return inv, nil
+}
+
+func (inv *inventory) add(u *unstructured.Unstructured) error {
+	gvk := u.GroupVersionKind()
+	if gvk.Group == certificateGroup && gvk.Kind == certificateKind {
+		return inv.addCertificate(u)
+	}
+	switch gvk {
+	case corev1.SchemeGroupVersion.WithKind("Namespace"):
+		var ns corev1.Namespace
+		if err := fromUnstructured(u, &ns); err != nil {
+			return err
+		}
+		set := labels.Set{corev1.LabelMetadataName: ns.Name}
+		for k, v := range ns.Labels {
+			set[k] = v
+		}
+		inv.namespaces[ns.Name] = set
+	case corev1.SchemeGroupVersion.WithKind("Service"):
+		svc := &corev1.Service{}
+		if err := fromUnstructured(u, svc); err != nil {
+			return err
+		}
+		inv.services[namespacedName{namespaceOf(svc.Namespace), svc.Name}] = svc
+	case corev1.SchemeGroupVersion.WithKind("Secret"):
+		return inv.addSecret(u)
+	case appsv1.SchemeGroupVersion.WithKind("Deployment"):
+		var d appsv1.Deployment
+		if err := fromUnstructured(u, &d); err != nil {
+			return err
+		}
+		replicas := int32(1) // the apiserver's default
+		if d.Spec.Replicas != nil {
+			replicas = *d.Spec.Replicas
+		}
+		inv.workloads = append(inv.workloads, newWorkload("Deployment", d.ObjectMeta, &replicas, d.Spec.Template))
+	case appsv1.SchemeGroupVersion.WithKind("StatefulSet"):
+		var s appsv1.StatefulSet
+		if err := fromUnstructured(u, &s); err != nil {
+			return err
+		}
+		replicas := int32(1)
+		if s.Spec.Replicas != nil {
+			replicas = *s.Spec.Replicas
+		}
+		inv.workloads = append(inv.workloads, newWorkload("StatefulSet", s.ObjectMeta, &replicas, s.Spec.Template))
+	case appsv1.SchemeGroupVersion.WithKind("DaemonSet"):
+		var d appsv1.DaemonSet
+		if err := fromUnstructured(u, &d); err != nil {
+			return err
+		}
+		inv.workloads = append(inv.workloads, newWorkload("DaemonSet", d.ObjectMeta, nil, d.Spec.Template))
+	case policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget"):
+		pdb := &policyv1.PodDisruptionBudget{}
+		if err := fromUnstructured(u, pdb); err != nil {
+			return err
+		}
+		pdb.Namespace = namespaceOf(pdb.Namespace)
+		inv.pdbs = append(inv.pdbs, pdb)
+	case apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"):
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := fromUnstructured(u, crd); err != nil {
+			return err
+		}
+		inv.crds = append(inv.crds, crd)
+	}
+	return nil
+}
+
+func newWorkload(kind string, meta metav1.ObjectMeta, replicas *int32, template corev1.PodTemplateSpec) *workload {
+	w := &workload{kind: kind, namespace: namespaceOf(meta.Namespace), name: meta.Name, replicas: replicas, templateLabels: labels.Set(template.Labels)}
+	for _, v := range template.Spec.Volumes {
+		if v.Secret != nil {
+			w.secretVolumes = append(w.secretVolumes, v.Secret.SecretName)
+		}
+		if v.Projected != nil {
+			for _, source := range v.Projected.Sources {
+				if source.Secret != nil {
+					w.secretVolumes = append(w.secretVolumes, source.Secret.Name)
+				}
+			}
+		}
+	}
+	return w
+}
+
+// addSecret keeps the certificates of a Secret's tls.crt (data or stringData). A tls.crt that
+// does not parse is left out: the Secret may be a placeholder filled in at deploy time.
+func (inv *inventory) addSecret(u *unstructured.Unstructured) error {
+	var s corev1.Secret
+	if err := fromUnstructured(u, &s); err != nil {
+		return err
+	}
+	data := s.Data[corev1.TLSCertKey]
+	if text, ok := s.StringData[corev1.TLSCertKey]; ok {
+		data = []byte(text)
+	}
+	if len(data) == 0 {
+		return nil
+	}
+	chain, err := certs.ParseCertificatesPEM(data)
+	if err != nil {
+		return nil
+	}
+	inv.secrets[namespacedName{namespaceOf(s.Namespace), s.Name}] = chain
+	return nil
+}
+
+func (inv *inventory) addCertificate(u *unstructured.Unstructured) error {
+	spec := &certificateSpec{name: namespacedName{namespaceOf(u.GetNamespace()), u.GetName()}}
+	var err error
+	if spec.dnsNames, _, err = unstructured.NestedStringSlice(u.Object, "spec", "dnsNames"); err != nil {
+		return fmt.Errorf("spec.dnsNames: %w", err)
+	}
+	if spec.ipAddresses, _, err = unstructured.NestedStringSlice(u.Object, "spec", "ipAddresses"); err != nil {
+		return fmt.Errorf("spec.ipAddresses: %w", err)
+	}
+	if spec.secretName, _, err = unstructured.NestedString(u.Object, "spec", "secretName"); err != nil {
+		return fmt.Errorf("spec.secretName: %w", err)
+	}
+	inv.certificates[spec.name] = spec
+	return nil
+}
+
+func fromUnstructured(u *unstructured.Unstructured, into any) error {
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, into); err != nil {
+		return fmt.Errorf("decoding: %w", err)
+	}
+	return nil
+}
+
+// namespaceOf is where kubectl puts an object without a namespace.
+func namespaceOf(ns string) string {
+	if ns == "" {
+		return metav1.NamespaceDefault
+	}
+	return ns
+}
+
+// namespaceLabels returns the labels of a namespace: those of the input's Namespace object, or
+// only the automatic kubernetes.io/metadata.name label for a namespace the input does not have.
+// The second result says whether the Namespace was in the input.
+func (inv *inventory) namespaceLabels(name string) (labels.Set, bool) {
+	if set, ok := inv.namespaces[name]; ok {
+		return set, true
+	}
+	return labels.Set{corev1.LabelMetadataName: name}, false
+}
+
+// selectedWorkloads returns the workloads in svc's namespace whose pods svc selects.
+func (inv *inventory) selectedWorkloads(svc *corev1.Service) []*workload {
+	if len(svc.Spec.Selector) == 0 {
+		return nil
+	}
+	selector := labels.SelectorFromSet(svc.Spec.Selector)
+	var out []*workload
+	for _, w := range inv.workloads {
+		if w.namespace == namespaceOf(svc.Namespace) && selector.Matches(w.templateLabels) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// workloadsIn says whether the input has any workload in the namespace.
+func (inv *inventory) workloadsIn(namespace string) bool {
+	for _, w := range inv.workloads {
+		if w.namespace == namespace {
+			return true
+		}
+	}
+	return false
+}
+
+// disruptionBudgetFor returns a PodDisruptionBudget covering the workload's pods, or nil.
+func (inv *inventory) disruptionBudgetFor(w *workload) *policyv1.PodDisruptionBudget {
+	for _, pdb := range inv.pdbs {
+		if pdb.Namespace != w.namespace || pdb.Spec.Selector == nil {
+			continue
+		}
+		// In policy/v1 an empty selector selects every pod of the namespace.
+		selector, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+		if err != nil {
+			continue
+		}
+		if selector.Matches(w.templateLabels) {
+			return pdb
+		}
+	}
+	return nil
+}

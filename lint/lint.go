@@ -1,0 +1,233 @@
+package lint
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/admitkit/admit/dispatch/config"
+	"github.com/admitkit/admit/resources"
+)
+
+// Well-known keys. The runlevel key is a label on namespaces and an annotation on webhook
+// configurations; see the package documentation.
+const (
+	// RunlevelLabel labels a namespace with its runlevel and, as an annotation, declares a
+	// webhook configuration's own runlevel.
+	RunlevelLabel = "admit.dev/runlevel"
+	// DisableAnnotation on a webhook configuration lists rules (IDs or names, comma-separated)
+	// that do not apply to it, e.g. "B07,match-policy-exact".
+	DisableAnnotation = "admit.dev/lint-disable"
+)
+
+// DefaultRunlevelLabels are the namespace labels read as runlevels, first found wins:
+// admit's own, the bare "runlevel" of the Kubernetes webhook-bootstrapping design, and
+// OpenShift's.
+func DefaultRunlevelLabels() []string {
+	return []string{RunlevelLabel, "runlevel", "openshift.io/run-level"}
+}
+
+// defaultWebhookRunlevel is the level of a configuration that declares none and whose server's
+// namespace has no runlevel label: the level the scheme gives webhook servers.
+const defaultWebhookRunlevel = 2
+
+// Options tune Run. The zero value is ready to use.
+type Options struct {
+	// Now is the clock certificates are checked against; default time.Now.
+	Now func() time.Time
+	// Resources knows the cluster's resources, for rule matching; default resources.Builtin().
+	// CustomResourceDefinitions in the input are added to it.
+	Resources *resources.Mapper
+	// Disable lists rules (IDs or names; entries may be comma-separated) whose findings are
+	// marked SuppressedByOption.
+	Disable []string
+	// RequestTimeout is the deadline of an API request (kube-apiserver --request-timeout);
+	// default 60 s.
+	RequestTimeout time.Duration
+	// ExpiryWarning is how long before a certificate expires rule E02 warns; default 30 days.
+	ExpiryWarning time.Duration
+	// RunlevelLabels are the namespace labels read as runlevels, first found wins; default
+	// DefaultRunlevelLabels().
+	RunlevelLabels []string
+}
+
+// analysis is one run: the options resolved, the input indexed.
+type analysis struct {
+	now            time.Time
+	requestTimeout time.Duration
+	expiryWarning  time.Duration
+	runlevelLabels []string
+	mapper         *resources.Mapper
+	inv            *inventory
+	configs        []*configuration
+	restartWrites  []restartWrite
+}
+
+// finding is what a check reports; Run completes it with the rule and the configuration.
+type finding struct {
+	config  *configuration
+	webhook *webhook // nil for findings about the configuration as a whole
+	field   string
+	// severity overrides the rule's for rules that grade; 0 keeps the rule's.
+	severity      Severity
+	message, hint string
+}
+
+// check is a rule and the function that applies it.
+type check struct {
+	rule Rule
+	run  func(a *analysis) []finding
+}
+
+// checks pairs every rule with its implementation.
+func checks() []check {
+	impl := map[string]func(*analysis) []finding{
+		"A01": checkInvalid, "A02": checkAPIServerWarnings,
+		"B01": checkKubeSystem, "B02": checkOwnNamespace, "B03": checkLowerRunlevel, "B04": checkCycles,
+		"B05": checkNodeLeases, "B06": checkVirtualResources, "B07": checkReplicas, "B08": checkDisruptionBudget,
+		"B09": checkService,
+		"C01": checkWildcards, "C02": checkMatchConditions, "C03": checkMatchPolicy, "C04": checkMirrorPods,
+		"D01": checkTimeout, "D02": checkChainDeadline,
+		"E01": checkCABundlePEM, "E02": checkExpiry, "E03": checkNames, "E04": checkSHA1, "E05": checkEmptyCABundle,
+	}
+	var out []check
+	for _, r := range Rules() {
+		out = append(out, check{rule: r, run: impl[r.ID]})
+	}
+	return out
+}
+
+// Run lints the webhook configurations of set, using the other objects of the set (Namespaces,
+// Services, Deployments, PodDisruptionBudgets, Secrets, Certificates, CRDs) as their
+// surroundings. It returns every finding, suppressed ones marked, ordered by configuration (by
+// file name, then position in the file), field and rule; use AtLeast for those that count.
+//
+// It fails on bad options (an unknown rule in Disable) and on input it cannot read: an object
+// of a kind it uses that does not decode, an unknown rule in a DisableAnnotation.
+func Run(set *config.Set, opts Options) ([]Finding, error) {
+	index := lookupRules(Rules())
+	optionDisabled, unknown := resolveRuleList(index, opts.Disable)
+	if len(unknown) > 0 {
+		return nil, errUnknownRules("disabled rules", unknown)
+	}
+	a, err := newAnalysis(set, opts, index)
+	if err != nil {
+		return nil, err
+	}
+	var out []Finding
+	for _, c := range checks() {
+		for _, f := range c.run(a) {
+			out = append(out, complete(c.rule, f, optionDisabled))
+		}
+	}
+	slices.SortStableFunc(out, compareFindings(a.configs))
+	return out, nil
+}
+
+func newAnalysis(set *config.Set, opts Options, index map[string]string) (*analysis, error) {
+	a := &analysis{
+		now:            time.Now(),
+		requestTimeout: cmp.Or(opts.RequestTimeout, 60*time.Second),
+		expiryWarning:  cmp.Or(opts.ExpiryWarning, 30*24*time.Hour),
+		runlevelLabels: opts.RunlevelLabels,
+	}
+	if opts.Now != nil {
+		a.now = opts.Now()
+	}
+	if len(a.runlevelLabels) == 0 {
+		a.runlevelLabels = DefaultRunlevelLabels()
+	}
+	inv, err := newInventory(set)
+	if err != nil {
+		return nil, err
+	}
+	a.inv = inv
+	mapper := opts.Resources
+	if mapper == nil {
+		if mapper, err = resources.Builtin(); err != nil {
+			return nil, err
+		}
+	}
+	if len(inv.crds) > 0 {
+		if mapper, err = mapper.WithCRDs(inv.crds...); err != nil {
+			return nil, fmt.Errorf("adding the input's CustomResourceDefinitions: %w", err)
+		}
+	}
+	a.mapper = mapper
+	a.restartWrites = restartWrites(mapper)
+	if a.configs, err = buildConfigurations(set, inv, index); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// complete turns a check's finding into a Finding.
+func complete(rule Rule, f finding, optionDisabled map[string]bool) Finding {
+	out := Finding{
+		Rule: rule.ID, Name: rule.Name, Severity: cmp.Or(f.severity, rule.Severity),
+		Kind: f.config.kind, Configuration: f.config.name, Field: f.field,
+		File: f.config.source.File, Line: f.config.source.Line,
+		Message: f.message, Hint: f.hint,
+	}
+	if f.webhook != nil {
+		out.Webhook = f.webhook.spec.Name
+	}
+	switch {
+	case f.config.disabled[rule.ID]:
+		out.Suppressed = SuppressedByAnnotation
+	case optionDisabled[rule.ID]:
+		out.Suppressed = SuppressedByOption
+	}
+	return out
+}
+
+// compareFindings orders findings by configuration (input order), then field path (so a
+// webhook's findings stay together, in webhook order), rule and message.
+func compareFindings(configs []*configuration) func(x, y Finding) int {
+	position := map[[2]string]int{}
+	for i, c := range configs {
+		key := [2]string{c.kind, c.name}
+		if _, seen := position[key]; !seen {
+			position[key] = i
+		}
+	}
+	return func(x, y Finding) int {
+		return cmp.Or(
+			cmp.Compare(position[[2]string{x.Kind, x.Configuration}], position[[2]string{y.Kind, y.Configuration}]),
+			cmp.Compare(x.File, y.File), cmp.Compare(x.Line, y.Line),
+			compareFieldPaths(x.Field, y.Field),
+			cmp.Compare(x.Rule, y.Rule),
+			cmp.Compare(x.Message, y.Message),
+		)
+	}
+}
+
+// compareFieldPaths orders paths with their indexes as numbers: webhooks[2] before webhooks[10].
+func compareFieldPaths(x, y string) int {
+	for x != "" && y != "" {
+		xs, xrest := leadingRun(x)
+		ys, yrest := leadingRun(y)
+		if isDigit(xs[0]) && isDigit(ys[0]) {
+			if c := cmp.Or(cmp.Compare(len(xs), len(ys)), cmp.Compare(xs, ys)); c != 0 {
+				return c
+			}
+		} else if c := cmp.Compare(xs, ys); c != 0 {
+			return c
+		}
+		x, y = xrest, yrest
+	}
+	return cmp.Compare(len(x), len(y))
+}
+
+// leadingRun splits s after its first run of digits or of non-digits.
+func leadingRun(s string) (run, rest string) {
+	digits := isDigit(s[0])
+	i := 1
+	for i < len(s) && isDigit(s[i]) == digits {
+		i++
+	}
+	return s[:i], s[i:]
+}
+
+func isDigit(b byte) bool { return '0' <= b && b <= '9' }

@@ -1,0 +1,140 @@
+package lint
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Rule describes one check. Rule IDs are stable: scripts, suppression annotations and SARIF
+// consumers refer to them. The letter is the group: A what the apiserver refuses or warns about,
+// B availability and bootstrap deadlocks, C scope, D timeouts, E TLS.
+type Rule struct {
+	// ID is the stable identifier, e.g. "B02".
+	ID string
+	// Name is a readable identifier, e.g. "fail-closed-own-namespace"; suppression accepts it
+	// too.
+	Name string
+	// Severity is the rule's usual severity. Rules that grade (see Summary) report some
+	// findings lower or higher.
+	Severity Severity
+	// Summary says in one sentence what the rule finds.
+	Summary string
+	// Help says why it matters and what to do, in a few sentences. docs/lint.md has examples.
+	Help string
+}
+
+// Rules returns the rules in ID order. The slice is fresh: callers may keep or change it.
+func Rules() []Rule {
+	return []Rule{
+		{ID: "A01", Name: "invalid", Severity: Error,
+			Summary: "The apiserver would refuse to create the configuration.",
+			Help:    "kube-apiserver validates webhook configurations when they are created or updated. An invalid configuration never reaches the cluster, so the webhook it declares is silently missing from a deployment that otherwise succeeds."},
+		{ID: "A02", Name: "apiserver-warning", Severity: Warning,
+			Summary: "The apiserver would accept the configuration with a warning.",
+			Help:    "kube-apiserver accepts the configuration but warns that part of it has no effect, e.g. a name reserved for static manifests. kubectl prints the warning once and it is easy to miss."},
+		{ID: "B01", Name: "fail-closed-kube-system", Severity: Error,
+			Summary: "A fail-closed webhook intercepts writes the control plane needs in kube-system.",
+			Help:    "kube-system hosts the control plane and the add-ons every webhook depends on (runlevel 0). When a fail-closed webhook that intercepts its pods, leases or endpoints is down, those components cannot restart, renew their leader leases or publish endpoints, and the cluster cannot heal itself. Exclude kube-system with the namespaceSelector."},
+		{ID: "B02", Name: "fail-closed-own-namespace", Severity: Error,
+			Summary: "A fail-closed webhook intercepts the writes that would restart its own server.",
+			Help:    "A webhook whose server runs in a namespace it intercepts, with failurePolicy Fail, deadlocks when all its pods are gone: new pods are refused because the webhook that would admit them is not running. Exclude the server's namespace with the namespaceSelector, or its pods with the objectSelector."},
+		{ID: "B03", Name: "fail-closed-lower-runlevel", Severity: Error,
+			Summary: "A fail-closed webhook intercepts a namespace at or below its own runlevel.",
+			Help:    "Namespaces are labelled by runlevel: 0 the control plane, 1 the add-ons webhooks need (DNS, CNI, storage), 2 webhook servers, higher levels for webhooks that depend on other webhooks. A configuration must exempt every namespace at or below its own level, or a failure cascades down to what its own restart depends on."},
+		{ID: "B04", Name: "dependency-cycle", Severity: Error,
+			Summary: "Fail-closed webhooks intercept each other's servers.",
+			Help:    "When webhook A intercepts the namespace B runs in and B intercepts A's, each one's restart needs the other up: after an outage that takes both down neither comes back. Give them different runlevels, or exempt each other's namespaces."},
+		{ID: "B05", Name: "node-leases", Severity: Error,
+			Summary: "A webhook intercepts node heartbeat leases in kube-node-lease (error when mutating, warning when validating).",
+			Help:    "Every kubelet renews a Lease in kube-node-lease every few seconds. A webhook on them adds latency to every heartbeat and, when slow or down, makes healthy nodes look dead, so their pods are evicted. Exclude kube-node-lease."},
+		{ID: "B06", Name: "virtual-resources", Severity: Warning,
+			Summary: "A webhook matches TokenReviews, SubjectAccessReviews or other virtual authentication and authorization resources.",
+			Help:    "These reviews are not stored objects: they are how extension servers and proxies authenticate and authorize callers. A webhook on them sits in the path of authentication. Kubernetes 1.37 stops sending them to webhooks by default; older clusters still do."},
+		{ID: "B07", Name: "single-replica", Severity: Warning,
+			Summary: "A fail-closed webhook is served by a Deployment with fewer than 2 replicas.",
+			Help:    "With one replica, every rollout, node drain or crash makes the webhook unavailable and every write it intercepts fails. Run at least two replicas, spread across nodes."},
+		{ID: "B08", Name: "no-disruption-budget", Severity: Warning,
+			Summary: "A fail-closed webhook's Deployment has no PodDisruptionBudget.",
+			Help:    "Without a PodDisruptionBudget a node drain may evict every replica at once, and the intercepted writes fail until the pods are back. Add a PodDisruptionBudget with maxUnavailable: 1 (or minAvailable: 1)."},
+		{ID: "B09", Name: "missing-service", Severity: Error,
+			Summary: "A webhook's clientConfig.service names a Service, port or backend that is not in the input (error when fail-closed, warning otherwise).",
+			Help:    "The apiserver calls the Service named in clientConfig.service on the port given there. A Service that does not exist, does not expose that port or selects no pods makes every call fail. Checked only when the input has Services (a full manifest set, or a cluster)."},
+		{ID: "C01", Name: "wildcard-rule", Severity: Warning,
+			Summary: "A rule matches every API group, every resource or every operation.",
+			Help:    "Each wildcard multiplies the requests the webhook receives, including resources added later by CRDs and upgrades it was never written for. Name the groups, resources and operations the webhook handles."},
+		{ID: "C02", Name: "broad-without-match-conditions", Severity: Info,
+			Summary: "A broad webhook (wildcard rules, or no namespace or object selector) has no matchConditions.",
+			Help:    "matchConditions are CEL expressions the apiserver evaluates before calling the webhook. They filter cheaply what selectors cannot express (a user, an annotation, a field) and save a network round trip for requests the webhook would allow anyway."},
+		{ID: "C03", Name: "match-policy-exact", Severity: Warning,
+			Summary: "A webhook uses matchPolicy: Exact.",
+			Help:    "With Exact, a request through another version of the same resource (apps/v1beta1 then, a new version tomorrow) bypasses the webhook. Equivalent, the default, converts the request to the version the webhook asked for."},
+		{ID: "C04", Name: "mirror-pods", Severity: Info,
+			Summary: "A mutating webhook on pods does not exclude mirror pods.",
+			Help:    "The kubelet creates a mirror pod for each static pod. The apiserver refuses changes to them, so a mutation either fails the mirror pod's creation or is lost. Exclude them with a matchCondition on the kubernetes.io/config.mirror annotation."},
+		{ID: "D01", Name: "long-timeout", Severity: Warning,
+			Summary: "A webhook's timeoutSeconds is 10 (the default when unset) or more.",
+			Help:    "A webhook that is down or slow holds every request it intercepts for up to timeoutSeconds. Webhooks should answer in milliseconds; set 1-5 seconds so a failure is quick and mutating chains stay within the request deadline."},
+		{ID: "D02", Name: "chain-exceeds-deadline", Severity: Warning,
+			Summary: "The webhooks matching one request can together take longer than the request deadline.",
+			Help:    "Mutating webhooks run one after the other (those with reinvocationPolicy IfNeeded possibly twice), then validating webhooks run in parallel. If their timeouts add up past the request's deadline (60 s by default), slow webhooks make requests time out before any failurePolicy applies."},
+		{ID: "E01", Name: "ca-bundle-not-certificates", Severity: Error,
+			Summary: "clientConfig.caBundle is not a PEM bundle of certificates only.",
+			Help:    "The apiserver trusts the certificates in caBundle. Anything else is a mistake: an unparseable bundle fails every call, and a PRIVATE KEY block publishes a secret to everyone who can read webhook configurations."},
+		{ID: "E02", Name: "certificate-expiry", Severity: Error,
+			Summary: "A CA or serving certificate has expired (error) or expires soon (warning).",
+			Help:    "When the CA in caBundle or the serving certificate expires, TLS handshakes fail and so does every call. Renew before expiry, and publish the new CA in caBundle before the server uses a certificate it signed."},
+		{ID: "E03", Name: "certificate-name-mismatch", Severity: Error,
+			Summary: "The serving certificate does not cover the name the apiserver connects to.",
+			Help:    "The apiserver verifies the server's certificate against <service>.<namespace>.svc for a service clientConfig, or against the URL's host. A certificate without that name in its subject alternative names fails every handshake; the common name is not consulted."},
+		{ID: "E04", Name: "sha1-signature", Severity: Error,
+			Summary: "A certificate the apiserver verifies is signed with SHA-1.",
+			Help:    "Go, and so kube-apiserver, rejects SHA-1 signatures when verifying certificate chains. Reissue the certificate with SHA-256 or better."},
+		{ID: "E05", Name: "empty-ca-bundle", Severity: Warning,
+			Summary: "A service webhook has no caBundle and nothing declares that one will be injected.",
+			Help:    "Without caBundle the apiserver verifies the server against its own system roots, which never signed an in-cluster serving certificate. Set caBundle, or annotate the configuration for injection (cert-manager.io/inject-ca-from, service.beta.openshift.io/inject-cabundle...)."},
+	}
+}
+
+// lookupRules maps IDs and names, in any case, to IDs.
+func lookupRules(rules []Rule) map[string]string {
+	index := make(map[string]string, 2*len(rules))
+	for _, r := range rules {
+		index[strings.ToLower(r.ID)] = r.ID
+		index[strings.ToLower(r.Name)] = r.ID
+	}
+	return index
+}
+
+// resolveRuleList reads a list of rule IDs or names (comma-separated entries are split) into
+// IDs; unknown entries are returned separately.
+func resolveRuleList(index map[string]string, entries []string) (ids map[string]bool, unknown []string) {
+	ids = map[string]bool{}
+	for _, entry := range entries {
+		for _, item := range strings.Split(entry, ",") {
+			item = strings.TrimSpace(item)
+			if item == "" {
+				continue
+			}
+			if id, ok := index[strings.ToLower(item)]; ok {
+				ids[id] = true
+			} else {
+				unknown = append(unknown, item)
+			}
+		}
+	}
+	return ids, unknown
+}
+
+// errUnknownRules says which entries name no rule.
+func errUnknownRules(what string, unknown []string) error {
+	return fmt.Errorf("%s: unknown rules %s (see admit lint --list-rules)", what, strings.Join(quoteAll(unknown), ", "))
+}
+
+func quoteAll(values []string) []string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = strconv.Quote(v)
+	}
+	return out
+}

@@ -1,0 +1,307 @@
+package lint
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/admitkit/admit/dispatch/matchconditions"
+	"github.com/admitkit/admit/resources"
+)
+
+// request is a kind of API request the apiserver admits: an operation on a resource or one of
+// its subresources.
+type request struct {
+	gvr         schema.GroupVersionResource
+	subresource string
+	operation   admissionregistrationv1.OperationType
+	namespaced  bool
+}
+
+// String renders "CREATE pods", "UPDATE pods/status", "CREATE leases.coordination.k8s.io".
+func (r request) String() string {
+	return string(r.operation) + " " + resourceName(r.gvr.GroupResource().Group, r.gvr.Resource, r.subresource)
+}
+
+func resourceName(group, resource, subresource string) string {
+	if subresource != "" {
+		resource += "/" + subresource
+	}
+	if group != "" {
+		resource += "." + group
+	}
+	return resource
+}
+
+// matchesRules applies the apiserver's rule matching: a rule must match the scope, operation,
+// group, version and resource; with matchPolicy Equivalent a rule naming another version of
+// the same stored resource matches too.
+func (w *webhook) matchesRules(mapper *resources.Mapper, r request) bool {
+	for _, rule := range w.spec.Rules {
+		if ruleMatches(rule, r, r.gvr) {
+			return true
+		}
+	}
+	if w.spec.MatchPolicy != nil && *w.spec.MatchPolicy != admissionregistrationv1.Equivalent {
+		return false
+	}
+	for _, eq := range mapper.Equivalents(r.gvr, r.subresource) {
+		for _, rule := range w.spec.Rules {
+			if ruleMatches(rule, r, eq) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func ruleMatches(rule admissionregistrationv1.RuleWithOperations, r request, gvr schema.GroupVersionResource) bool {
+	return scopeMatches(rule.Scope, r, gvr) &&
+		operationMatches(rule.Operations, r.operation) &&
+		anyOrExact(rule.APIGroups, gvr.Group) &&
+		anyOrExact(rule.APIVersions, gvr.Version) &&
+		resourceMatches(rule.Resources, gvr.Resource, r.subresource)
+}
+
+func scopeMatches(scope *admissionregistrationv1.ScopeType, r request, gvr schema.GroupVersionResource) bool {
+	if scope == nil || *scope == admissionregistrationv1.AllScopes {
+		return true
+	}
+	// Namespaces are cluster-scoped, though a request for one carries its name as namespace.
+	isNamespace := gvr.Group == "" && gvr.Resource == "namespaces"
+	switch *scope {
+	case admissionregistrationv1.NamespacedScope:
+		return r.namespaced && !isNamespace
+	case admissionregistrationv1.ClusterScope:
+		return !r.namespaced || isNamespace
+	}
+	return false
+}
+
+func operationMatches(ops []admissionregistrationv1.OperationType, op admissionregistrationv1.OperationType) bool {
+	for _, o := range ops {
+		if o == admissionregistrationv1.OperationAll || o == op {
+			return true
+		}
+	}
+	return false
+}
+
+func anyOrExact(values []string, want string) bool {
+	for _, v := range values {
+		if v == "*" || v == want {
+			return true
+		}
+	}
+	return false
+}
+
+// resourceMatches: "pods" does not match pods/status, "pods/*" does not match pods, "*" matches
+// every resource but no subresource, "*/*" everything.
+func resourceMatches(patterns []string, resource, subresource string) bool {
+	for _, p := range patterns {
+		res, sub, _ := strings.Cut(p, "/")
+		if (res == "*" || res == resource) && (sub == "*" || sub == subresource) {
+			return true
+		}
+	}
+	return false
+}
+
+// write is one concrete admission lint imagines: who writes what, where.
+type write struct {
+	request
+	// namespace is empty for cluster-scoped writes; nsLabels are its labels.
+	namespace string
+	nsLabels  labels.Set
+	// objectLabels and annotations are the object's metadata.
+	objectLabels labels.Set
+	annotations  map[string]string
+	user         authenticationv1.UserInfo
+}
+
+// intercepts says whether the apiserver would call the webhook for the write: selectors, rules
+// and matchConditions. Conditions that fail to evaluate count as a match: the synthetic object
+// has only metadata, and with failurePolicy Fail an evaluation error rejects the request anyway.
+func (a *analysis) intercepts(w *webhook, wr write) bool {
+	if w.namespaceSelector == nil || w.objectSelector == nil {
+		return false // invalid: A01
+	}
+	if wr.namespace != "" && !w.namespaceSelector.Matches(wr.nsLabels) {
+		return false
+	}
+	if !w.objectSelector.Matches(wr.objectLabels) {
+		return false
+	}
+	if !w.matchesRules(a.mapper, wr.request) {
+		return false
+	}
+	return w.conditions == nil || a.conditionsMatch(w, wr)
+}
+
+func (a *analysis) conditionsMatch(w *webhook, wr write) bool {
+	kind, err := a.mapper.KindFor(wr.gvr, wr.subresource)
+	if err != nil {
+		kind = schema.GroupVersionKind{Group: wr.gvr.Group, Version: wr.gvr.Version}
+	}
+	object := map[string]any{
+		"apiVersion": kind.GroupVersion().String(),
+		"kind":       kind.Kind,
+		"metadata": map[string]any{
+			"name": "example", "namespace": wr.namespace,
+			"labels": stringMap(wr.objectLabels), "annotations": stringMap(wr.annotations),
+		},
+	}
+	if kind.Kind == "Pod" {
+		// Enough of a pod for conditions that look at its containers.
+		object["spec"] = map[string]any{"containers": []any{map[string]any{"name": "main", "image": "example"}}}
+	}
+	raw, err := json.Marshal(object)
+	if err != nil {
+		return true
+	}
+	gvk := metav1.GroupVersionKind{Group: kind.Group, Version: kind.Version, Kind: kind.Kind}
+	req := &admissionv1.AdmissionRequest{
+		Kind: gvk, RequestKind: &gvk,
+		Resource:    metav1.GroupVersionResource{Group: wr.gvr.Group, Version: wr.gvr.Version, Resource: wr.gvr.Resource},
+		SubResource: wr.subresource, Name: "example", Namespace: wr.namespace,
+		Operation: admissionv1.Operation(wr.operation), UserInfo: wr.user,
+	}
+	in := matchconditions.Input{Request: req, Object: raw}
+	if wr.operation == admissionregistrationv1.Update {
+		in.OldObject = raw
+	}
+	res, err := w.conditions.Match(context.Background(), in)
+	return err != nil || res.Matched
+}
+
+func stringMap(set map[string]string) map[string]any {
+	out := make(map[string]any, len(set))
+	for k, v := range set {
+		out[k] = v
+	}
+	return out
+}
+
+// restartWrite is a write a component's restart depends on: the controllers, the scheduler and
+// the kubelet make these to bring pods back and route traffic to them.
+type restartWrite struct {
+	request
+	// carriesPodLabels is true for objects labelled like the pods (pods, their subresources,
+	// the ReplicaSets of a Deployment).
+	carriesPodLabels bool
+	// carriesServiceLabel is true for EndpointSlices, labelled with their Service's name.
+	carriesServiceLabel bool
+	user                authenticationv1.UserInfo
+}
+
+// restartWrites lists, from the mapper's resources, the writes that must succeed for pods to
+// come back in a namespace after an outage.
+func restartWrites(mapper *resources.Mapper) []restartWrite {
+	controller := func(name string) authenticationv1.UserInfo {
+		return authenticationv1.UserInfo{Username: "system:serviceaccount:kube-system:" + name, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"}}
+	}
+	node := authenticationv1.UserInfo{Username: "system:node:node-1", Groups: []string{"system:nodes", "system:authenticated"}}
+	controlPlane := authenticationv1.UserInfo{Username: "system:kube-controller-manager", Groups: []string{"system:authenticated"}}
+	scheduler := authenticationv1.UserInfo{Username: "system:kube-scheduler", Groups: []string{"system:authenticated"}}
+	create, update := admissionregistrationv1.Create, admissionregistrationv1.Update
+	specs := []struct {
+		group, resource, subresource string
+		ops                          []admissionregistrationv1.OperationType
+		podLabels, serviceLabel      bool
+		user                         authenticationv1.UserInfo
+	}{
+		{resource: "pods", ops: ops(create), podLabels: true, user: controller("replicaset-controller")},
+		{resource: "pods", subresource: "binding", ops: ops(create), podLabels: true, user: scheduler},
+		{resource: "pods", subresource: "status", ops: ops(update), podLabels: true, user: node},
+		{resource: "serviceaccounts", subresource: "token", ops: ops(create), user: node},
+		{group: "apps", resource: "replicasets", ops: ops(create, update), podLabels: true, user: controller("deployment-controller")},
+		{group: "discovery.k8s.io", resource: "endpointslices", ops: ops(create, update), serviceLabel: true, user: controller("endpointslice-controller")},
+		{resource: "endpoints", ops: ops(create, update), user: controller("endpoint-controller")},
+		{group: "coordination.k8s.io", resource: "leases", ops: ops(create, update), user: controlPlane},
+		{resource: "configmaps", ops: ops(create, update), user: controlPlane},
+	}
+	var out []restartWrite
+	for _, s := range specs {
+		res, ok := preferredResource(mapper, schema.GroupResource{Group: s.group, Resource: s.resource})
+		if !ok {
+			continue
+		}
+		for _, op := range s.ops {
+			out = append(out, restartWrite{
+				request:          request{gvr: res.GVR, subresource: s.subresource, operation: op, namespaced: res.Namespaced},
+				carriesPodLabels: s.podLabels, carriesServiceLabel: s.serviceLabel, user: s.user,
+			})
+		}
+	}
+	return out
+}
+
+func ops(o ...admissionregistrationv1.OperationType) []admissionregistrationv1.OperationType {
+	return o
+}
+
+// preferredResource finds the preferred version of a group-resource.
+func preferredResource(mapper *resources.Mapper, gr schema.GroupResource) (resources.Resource, bool) {
+	for _, r := range mapper.Resources() { // preferred versions come first
+		if r.GVR.GroupResource() == gr {
+			return r, true
+		}
+	}
+	return resources.Resource{}, false
+}
+
+// interceptedRestartWrites returns the restart writes in namespace that the webhook
+// intercepts, for pods labelled podLabels behind the Service serviceName (empty when unknown).
+func (a *analysis) interceptedRestartWrites(w *webhook, namespace string, podLabels labels.Set, serviceName string) []request {
+	nsLabels, _ := a.inv.namespaceLabels(namespace)
+	var out []request
+	for _, rw := range a.restartWrites {
+		objectLabels := labels.Set{}
+		switch {
+		case rw.carriesPodLabels:
+			objectLabels = podLabels
+		case rw.carriesServiceLabel && serviceName != "":
+			objectLabels = labels.Set{"kubernetes.io/service-name": serviceName, "endpointslice.kubernetes.io/managed-by": "endpointslice-controller.k8s.io"}
+		}
+		wr := write{request: rw.request, namespace: namespace, nsLabels: nsLabels, objectLabels: objectLabels, user: rw.user}
+		if a.intercepts(w, wr) {
+			out = append(out, rw.request)
+		}
+	}
+	return out
+}
+
+// describeRequests lists a few requests and counts the rest: "CREATE pods, UPDATE pods/status
+// and 4 more".
+func describeRequests(reqs []request) string {
+	const shown = 3
+	names := make([]string, 0, shown)
+	for i, r := range reqs {
+		if i == shown {
+			break
+		}
+		names = append(names, r.String())
+	}
+	text := strings.Join(names, ", ")
+	if len(reqs) > shown {
+		text += fmt.Sprintf(" and %d more", len(reqs)-shown)
+	}
+	return text
+}
+
+// describeLabels renders a label set for messages, "{}" when empty.
+func describeLabels(set labels.Set) string {
+	if len(set) == 0 {
+		return "{}"
+	}
+	return set.String()
+}
