@@ -1,0 +1,228 @@
+package cli
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/spf13/cobra"
+
+	"github.com/admitkit/admit/certs"
+	"github.com/admitkit/admit/examples/builtin"
+	"github.com/admitkit/admit/webhook"
+)
+
+// builtinWebhooks are the names --webhooks accepts.
+var builtinWebhooks = []string{"image-mirrors", "required-labels", "namespace-protection"}
+
+type serveOptions struct {
+	addr, healthAddr string
+	certDir          string
+	clientCA         string
+	tlsMin           string
+	http2            bool
+	grace, drain     time.Duration
+	maxRequestBytes  int64
+	webhooks         []string
+	logLevel         string
+	logFormat        string
+
+	printConfig bool
+	configName  string
+	service     string
+	namespace   string
+	port        int32
+	url         string
+}
+
+func newServeCommand(streams Streams) *cobra.Command {
+	o := &serveOptions{}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve admit's built-in admission webhooks",
+		Long: `Serve the built-in webhooks over TLS:
+
+  image-mirrors         rewrite container images of Pods and workload templates to mirror registries
+                        (ADMIT_IMAGE_MIRRORS="docker.io=mirror.local/hub,quay.io=mirror.local/quay")
+  required-labels       require labels/annotations per kind (ADMIT_REQUIRED_LABELS, ADMIT_REQUIRED_ANNOTATIONS)
+  namespace-protection  refuse to delete namespaces labelled admit.dev/protected=true (ADMIT_PROTECTION_LABEL)
+
+Settings come from environment variables, so an operator changes them by editing the Deployment.
+The certificate and key (tls.crt, tls.key in --cert-dir) are reloaded when they change. /healthz,
+/readyz and /metrics are served on --health-addr. SIGTERM drains: readiness fails first, then the
+listener closes after --drain-delay and requests in flight get --grace-period to finish.
+
+--print-config prints the webhook configurations for what is enabled instead of serving.`,
+		Example: `  ADMIT_IMAGE_MIRRORS=docker.io=mirror.local/hub admit serve --cert-dir /etc/admit/tls
+
+  # configurations for a Service "admit" in "admit-system", caBundle from the cert dir
+  admit serve --print-config --service admit --namespace admit-system --cert-dir ./tls | kubectl apply -f -
+
+  # for a server running outside the cluster
+  admit serve --print-config --url https://192.168.1.10:9443 --cert-dir ./tls`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context(), streams) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.addr, "addr", ":9443", "TLS listen address for the webhooks")
+	f.StringVar(&o.healthAddr, "health-addr", ":8080", `plain-HTTP address for /healthz, /readyz and /metrics ("" serves them on --addr)`)
+	f.StringVar(&o.certDir, "cert-dir", "/etc/admit/tls", "directory with tls.crt and tls.key (and ca.crt for --print-config)")
+	f.StringVar(&o.clientCA, "client-ca", "", "require client certificates signed by a CA in this PEM file")
+	f.StringVar(&o.tlsMin, "tls-min-version", "1.2", "minimum TLS version: 1.2 or 1.3")
+	f.BoolVar(&o.http2, "enable-http2", false, "offer HTTP/2 (off: kube-apiserver calls webhooks over HTTP/1.1)")
+	f.DurationVar(&o.grace, "grace-period", 30*time.Second, "how long requests in flight may take after the listener closes")
+	f.DurationVar(&o.drain, "drain-delay", 5*time.Second, "how long /readyz fails before the listener closes on shutdown")
+	f.Int64Var(&o.maxRequestBytes, "max-request-bytes", webhook.DefaultMaxRequestBytes, "largest AdmissionReview accepted")
+	f.StringSliceVar(&o.webhooks, "webhooks", builtinWebhooks, "built-in webhooks to run: "+strings.Join(builtinWebhooks, ", "))
+	f.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
+	f.StringVar(&o.logFormat, "log-format", "json", "json or text")
+	f.BoolVar(&o.printConfig, "print-config", false, "print the webhook configurations for the enabled webhooks and exit")
+	f.StringVar(&o.configName, "config-name", "admit", "name of the printed configurations")
+	f.StringVar(&o.service, "service", "", "with --print-config: the Service in front of the server")
+	f.StringVar(&o.namespace, "namespace", "", "with --print-config: the Service's namespace (exempted from the webhooks)")
+	f.Int32Var(&o.port, "port", 443, "with --print-config: the Service's port")
+	f.StringVar(&o.url, "url", "", "with --print-config: the server's base URL, for a server outside the cluster")
+	_ = cmd.RegisterFlagCompletionFunc("webhooks", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return builtinWebhooks, cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = cmd.MarkFlagDirname("cert-dir")
+	return cmd
+}
+
+// builtinConfig reads the built-in webhooks' settings from the environment and keeps the ones
+// --webhooks enables.
+func (o *serveOptions) builtinConfig(lookup func(string) (string, bool)) (builtin.Config, error) {
+	for _, w := range o.webhooks {
+		if !slices.Contains(builtinWebhooks, w) {
+			return builtin.Config{}, fmt.Errorf("--webhooks: unknown webhook %q: use %s", w, strings.Join(builtinWebhooks, ", "))
+		}
+	}
+	cfg, err := builtin.ConfigFromEnv(lookup)
+	if err != nil {
+		return builtin.Config{}, err
+	}
+	if !slices.Contains(o.webhooks, "image-mirrors") {
+		cfg.ImageMirrors = nil
+	}
+	if !slices.Contains(o.webhooks, "required-labels") {
+		cfg.RequiredMetadata = nil
+	}
+	if !slices.Contains(o.webhooks, "namespace-protection") {
+		cfg.NamespaceProtection = nil
+	}
+	return cfg, nil
+}
+
+func (o *serveOptions) run(ctx context.Context, streams Streams) error {
+	logger, err := newLogger(streams.Err, o.logLevel, o.logFormat)
+	if err != nil {
+		return badInput(err)
+	}
+	cfg, err := o.builtinConfig(os.LookupEnv)
+	if err != nil {
+		return badInput(err)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	metrics, err := webhook.NewMetrics(reg)
+	if err != nil {
+		return err
+	}
+	registry := webhook.NewRegistry(webhook.HTTPOptions{MaxRequestBytes: o.maxRequestBytes, Logger: logger, Metrics: metrics})
+	if err := builtin.Register(registry, cfg); err != nil {
+		return badInput(err)
+	}
+	if len(registry.Webhooks()) == 0 {
+		return badInput(errors.New("no webhook is enabled: set their environment variables or choose them with --webhooks"))
+	}
+	if o.printConfig {
+		return o.print(streams.Out, registry)
+	}
+
+	minVersion, err := tlsVersion(o.tlsMin)
+	if err != nil {
+		return badInput(err)
+	}
+	server, err := webhook.NewServer(webhook.ServerOptions{
+		Addr: o.addr, HealthAddr: o.healthAddr,
+		CertFile: filepath.Join(o.certDir, certs.CertFileName), KeyFile: filepath.Join(o.certDir, certs.KeyFileName),
+		ClientCAFile: o.clientCA, MinTLSVersion: minVersion, EnableHTTP2: o.http2,
+		Handler: registry, Gatherer: reg, Metrics: metrics, Logger: logger,
+		DrainDelay: o.drain, GracePeriod: o.grace,
+	})
+	if err != nil {
+		return badInput(err)
+	}
+	if err := server.Listen(); err != nil {
+		return err
+	}
+	for _, w := range registry.Webhooks() {
+		logger.Info("serving webhook", "name", w.Name, "type", string(w.Type), "path", w.Path, "kind", w.Kind.String())
+	}
+	return server.Run(ctx)
+}
+
+// print writes the configurations of the enabled webhooks.
+func (o *serveOptions) print(w io.Writer, registry *webhook.Registry) error {
+	if (o.service == "") == (o.url == "") {
+		return badInput(errors.New("--print-config needs --service and --namespace, or --url"))
+	}
+	if o.service != "" && o.namespace == "" {
+		return badInput(errors.New("--service needs --namespace"))
+	}
+	var caBundle []byte
+	caFile := filepath.Join(o.certDir, certs.CAFileName)
+	if b, err := os.ReadFile(caFile); err == nil {
+		if _, err := certs.ParseCertificatesPEM(b); err != nil {
+			return badInput(fmt.Errorf("%s: %w", caFile, err))
+		}
+		caBundle = b
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return badInput(err)
+	}
+	out, err := registry.ConfigurationsYAML(webhook.ConfigOptions{
+		Name:         o.configName,
+		ClientConfig: webhook.ClientConfig{Service: o.service, Namespace: o.namespace, Port: o.port, URL: o.url, CABundle: caBundle},
+	})
+	if err != nil {
+		return badInput(err)
+	}
+	_, err = w.Write(out)
+	return err
+}
+
+func tlsVersion(s string) (uint16, error) {
+	switch s {
+	case "1.2":
+		return tls.VersionTLS12, nil
+	case "1.3":
+		return tls.VersionTLS13, nil
+	}
+	return 0, fmt.Errorf("--tls-min-version %q: use 1.2 or 1.3", s)
+}
+
+// newLogger builds the slog logger the flags ask for.
+func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: l}
+	switch format {
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format %q: use json or text", format)
+}

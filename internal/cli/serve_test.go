@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
+)
+
+func TestServeRefusesBadSettings(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{"bad mirror entry", map[string]string{"ADMIT_IMAGE_MIRRORS": "bogus"}, []string{"serve"}, `ADMIT_IMAGE_MIRRORS[bogus]: Invalid value: "bogus": want REGISTRY=MIRROR`},
+		{"unknown webhook", nil, []string{"serve", "--webhooks", "nope"}, `--webhooks: unknown webhook "nope": use image-mirrors, required-labels, namespace-protection`},
+		{"nothing enabled", map[string]string{"ADMIT_NAMESPACE_PROTECTION": "off"}, []string{"serve"}, "no webhook is enabled"},
+		{"bad TLS version", nil, []string{"serve", "--tls-min-version", "1.1", "--cert-dir", t.TempDir()}, `--tls-min-version "1.1": use 1.2 or 1.3`},
+		{"bad log level", nil, []string{"serve", "--log-level", "loud"}, `--log-level "loud"`},
+		{"print-config without target", nil, []string{"serve", "--print-config"}, "--print-config needs --service and --namespace, or --url"},
+		{"service without namespace", nil, []string{"serve", "--print-config", "--service", "admit"}, "--service needs --namespace"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, k := range []string{"ADMIT_IMAGE_MIRRORS", "ADMIT_REQUIRED_LABELS", "ADMIT_REQUIRED_ANNOTATIONS", "ADMIT_NAMESPACE_PROTECTION"} {
+				t.Setenv(k, tt.env[k])
+				if _, set := tt.env[k]; !set {
+					t.Setenv(k, "")
+				}
+			}
+			var out, errOut bytes.Buffer
+			code := Run(context.Background(), tt.args, Streams{In: strings.NewReader(""), Out: &out, Err: &errOut})
+			if code != ExitBadInput || !strings.Contains(errOut.String(), tt.want) {
+				t.Fatalf("exit %d, stderr %q; want %d and %q", code, errOut.String(), ExitBadInput, tt.want)
+			}
+		})
+	}
+}
+
+func TestServePrintConfigEnablesWhatIsChosen(t *testing.T) {
+	t.Setenv("ADMIT_IMAGE_MIRRORS", "docker.io=mirror.local/hub")
+	t.Setenv("ADMIT_REQUIRED_LABELS", "ConfigMap=team")
+	t.Setenv("ADMIT_REQUIRED_ANNOTATIONS", "")
+	t.Setenv("ADMIT_NAMESPACE_PROTECTION", "")
+	var out, errOut bytes.Buffer
+	args := []string{"serve", "--print-config", "--service", "admit", "--namespace", "admit-system", "--cert-dir", t.TempDir(), "--webhooks", "required-labels,namespace-protection"}
+	if code := Run(context.Background(), args, Streams{In: strings.NewReader(""), Out: &out, Err: &errOut}); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	var names []string
+	for _, doc := range strings.Split(out.String(), "---\n") {
+		var c struct {
+			Kind     string `json:"kind"`
+			Webhooks []struct {
+				Name string `json:"name"`
+			} `json:"webhooks"`
+		}
+		if err := yaml.Unmarshal([]byte(doc), &c); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range c.Webhooks {
+			names = append(names, c.Kind+"/"+w.Name)
+		}
+	}
+	want := []string{"ValidatingWebhookConfiguration/configmaps.required-labels.admit.dev", "ValidatingWebhookConfiguration/namespace-protection.admit.dev"}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Fatalf("webhooks (-want +got):\n%s", diff)
+	}
+}
