@@ -29,14 +29,15 @@ type celConditions struct {
 }
 
 // Match evaluates the conditions; with failurePolicy Ignore an evaluation error skips the
-// webhook silently, as in the apiserver.
-func (c *celConditions) Match(ctx context.Context, in ConditionInput) (bool, error) {
+// webhook silently, as in the apiserver (the errors are still counted).
+func (c *celConditions) Match(ctx context.Context, in ConditionInput) (bool, int, error) {
 	res, err := c.matcher.Match(ctx, matchconditions.Input{Request: in.Request, Object: in.Object, OldObject: in.OldObject, Authorizer: c.authz})
 	if err != nil {
+		n := matchconditions.EvaluationErrors(err)
 		if c.ignoreErrors {
-			return false, nil
+			return false, n, nil
 		}
-		return false, err
+		return false, n, err
 	}
-	return res.Matched, nil
+	return res.Matched, res.EvaluationErrors, nil
 }

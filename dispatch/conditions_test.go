@@ -3,6 +3,8 @@ package dispatch
 import (
 	"context"
 	"encoding/json"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"strings"
 	"testing"
 
@@ -85,5 +87,26 @@ func TestBuiltinResourcesDriveEquivalentMatching(t *testing.T) {
 	got := tw.received("/allow")
 	if len(got) != 1 || got[0].Kind.Group != "events.k8s.io" || got[0].RequestKind.Group != "" {
 		t.Fatalf("requests = %+v, want one for events.k8s.io/v1 with the core request kind", got)
+	}
+}
+
+func TestMatchConditionErrorsAreCountedPerCondition(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	metrics, err := NewMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw := newTestWebhooks(t)
+	w := tw.webhook("/allow", ignore)
+	w.MatchConditions = []admissionregistrationv1.MatchCondition{
+		{Name: "a", Expression: "object.metadata.labels['missing'] == 'x'"},
+		{Name: "b", Expression: "object.metadata.annotations['missing'] == 'x'"},
+	}
+	d := newDispatcher(t, nil, []admissionregistrationv1.ValidatingWebhook{w}, Options{Conditions: CELConditions(nil), Metrics: metrics})
+	if _, err := d.Admit(context.Background(), podRequest(admissionv1.Create)); err != nil {
+		t.Fatal(err)
+	}
+	if got := testutil.ToFloat64(metrics.condErrors.WithLabelValues(w.Name, "webhook", "validating", "CREATE")); got != 2 {
+		t.Fatalf("evaluation errors counted %v, want 2 (one per condition, also with Ignore)", got)
 	}
 }

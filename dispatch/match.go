@@ -15,9 +15,10 @@ import (
 
 // ConditionMatcher evaluates the compiled matchConditions of one webhook. It returns false when
 // a condition is false; an error when none is false but one could not be evaluated and the
-// webhook's failurePolicy is Fail (with Ignore such errors mean "not matched").
+// webhook's failurePolicy is Fail (with Ignore such errors mean "not matched"); and, for the
+// metrics, how many conditions failed to evaluate, whatever the outcome.
 type ConditionMatcher interface {
-	Match(ctx context.Context, in ConditionInput) (bool, error)
+	Match(ctx context.Context, in ConditionInput) (matched bool, evaluationErrors int, err error)
 }
 
 // ConditionInput is what matchConditions see: the objects in the webhook's version and the
@@ -94,9 +95,9 @@ func (a *admission) shouldCall(ctx context.Context, h *hook) (*invocation, *skip
 		if err != nil {
 			return nil, nil, apierrors.NewInternalError(err)
 		}
-		matched, err := h.conditions.Match(ctx, ConditionInput{Object: object, OldObject: old, Request: a.reviewRequest(inv, "", object, old)})
+		matched, evaluationErrors, err := h.conditions.Match(ctx, ConditionInput{Object: object, OldObject: old, Request: a.reviewRequest(inv, "", object, old)})
+		a.d.metrics.matchConditionErrors(h, a.req.Operation, evaluationErrors)
 		if err != nil {
-			a.d.metrics.matchConditionError(h, a.req.Operation)
 			return nil, nil, apierrors.NewForbidden(a.req.Resource.GroupResource(), a.req.Name, err)
 		}
 		if !matched {

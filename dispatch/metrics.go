@@ -100,11 +100,13 @@ func (m *Metrics) observeFailOpen(h *hook) {
 	m.failOpen.WithLabelValues(h.name, h.typeLabel()).Inc()
 }
 
-func (m *Metrics) matchConditionError(h *hook, op admissionv1.Operation) {
-	if m == nil {
+// matchConditionErrors counts conditions that failed to evaluate, one per condition as the
+// apiserver counts them.
+func (m *Metrics) matchConditionErrors(h *hook, op admissionv1.Operation, n int) {
+	if m == nil || n == 0 {
 		return
 	}
-	m.condErrors.WithLabelValues(h.name, "webhook", h.typeLabel(), string(op)).Inc()
+	m.condErrors.WithLabelValues(h.name, "webhook", h.typeLabel(), string(op)).Add(float64(n))
 }
 
 // matchConditionExclusion uses "admit"/"validate" for the type label, as the apiserver does for

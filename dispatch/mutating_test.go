@@ -368,8 +368,11 @@ type fixedConditions struct {
 	err     error
 }
 
-func (f fixedConditions) Match(context.Context, ConditionInput) (bool, error) {
-	return f.matched, f.err
+func (f fixedConditions) Match(context.Context, ConditionInput) (bool, int, error) {
+	if f.err != nil {
+		return false, 1, f.err
+	}
+	return f.matched, 0, nil
 }
 
 func TestMatchConditions(t *testing.T) {
