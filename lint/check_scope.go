@@ -59,35 +59,36 @@ func joinAnd(items []string) string {
 	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
-// checkMatchConditions (C02): broad webhooks the apiserver calls for everything they match.
+// checkMatchConditions (C02): webhooks with wildcard rules that the apiserver calls for
+// everything they match.
 func checkMatchConditions(a *analysis) []finding {
 	var out []finding
 	for _, c := range a.configs {
 		for _, w := range c.webhooks {
-			if len(w.spec.MatchConditions) > 0 {
+			if len(w.spec.MatchConditions) > 0 || !hasWildcardScope(w.spec.Rules) {
 				continue
 			}
-			var why []string
-			for _, rule := range w.spec.Rules {
-				if slices.Contains(rule.APIGroups, "*") || slices.Contains(rule.Resources, "*") || slices.Contains(rule.Resources, "*/*") {
-					why = append(why, "its rules use wildcards")
-					break
-				}
-			}
+			message := "has wildcard rules and no matchConditions: the apiserver calls it for every request they match"
 			if w.namespaceSelector != nil && w.objectSelector != nil && w.namespaceSelector.Empty() && w.objectSelector.Empty() {
-				why = append(why, "its selectors match every namespace and object")
-			}
-			if len(why) == 0 {
-				continue
+				message = "has wildcard rules, selectors that match every namespace and object, and no matchConditions: the apiserver calls it for every request they match"
 			}
 			out = append(out, finding{
-				config: c, webhook: w, field: w.path().Child("matchConditions").String(),
-				message: fmt.Sprintf("is broad (%s) and has no matchConditions: the apiserver calls it for every request it matches", strings.Join(why, "; ")),
-				hint:    `add matchConditions (CEL) so the apiserver skips what the webhook always allows, e.g. {name: not-system-users, expression: "!request.userInfo.username.startsWith('system:')"}`,
+				config: c, webhook: w, field: w.path().Child("matchConditions").String(), message: message,
+				hint: `add matchConditions (CEL) so the apiserver skips what the webhook always allows, e.g. {name: not-system-users, expression: "!request.userInfo.username.startsWith('system:')"}`,
 			})
 		}
 	}
 	return out
+}
+
+// hasWildcardScope is true when a rule matches every API group or every resource of a group.
+func hasWildcardScope(rules []admissionregistrationv1.RuleWithOperations) bool {
+	for _, rule := range rules {
+		if slices.Contains(rule.APIGroups, "*") || slices.Contains(rule.Resources, "*") || slices.Contains(rule.Resources, "*/*") {
+			return true
+		}
+	}
+	return false
 }
 
 // checkMatchPolicy (C03): matchPolicy Exact lets other versions of a resource through.

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/admitkit/admit/dispatch/config"
@@ -182,8 +184,8 @@ func complete(rule Rule, f finding, optionDisabled map[string]bool) Finding {
 	return out
 }
 
-// compareFindings orders findings by configuration (input order), then field path (so a
-// webhook's findings stay together, in webhook order), rule and message.
+// compareFindings orders findings by configuration (input order), then webhook (findings about
+// the configuration as a whole first), rule, field and message.
 func compareFindings(configs []*configuration) func(x, y Finding) int {
 	position := map[[2]string]int{}
 	for i, c := range configs {
@@ -196,11 +198,26 @@ func compareFindings(configs []*configuration) func(x, y Finding) int {
 		return cmp.Or(
 			cmp.Compare(position[[2]string{x.Kind, x.Configuration}], position[[2]string{y.Kind, y.Configuration}]),
 			cmp.Compare(x.File, y.File), cmp.Compare(x.Line, y.Line),
-			compareFieldPaths(x.Field, y.Field),
+			cmp.Compare(webhookIndex(x.Field), webhookIndex(y.Field)),
 			cmp.Compare(x.Rule, y.Rule),
+			compareFieldPaths(x.Field, y.Field),
 			cmp.Compare(x.Message, y.Message),
 		)
 	}
+}
+
+// webhookIndex reads i from a field path "webhooks[i]...", -1 for other paths.
+func webhookIndex(path string) int {
+	rest, ok := strings.CutPrefix(path, "webhooks[")
+	if !ok {
+		return -1
+	}
+	digits, _, _ := strings.Cut(rest, "]")
+	i, err := strconv.Atoi(digits)
+	if err != nil {
+		return -1
+	}
+	return i
 }
 
 // compareFieldPaths orders paths with their indexes as numbers: webhooks[2] before webhooks[10].

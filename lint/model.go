@@ -57,19 +57,10 @@ type webhook struct {
 
 // webhookAt returns the webhook a field path starting with "webhooks[i]" is in, or nil.
 func (c *configuration) webhookAt(path string) *webhook {
-	rest, ok := strings.CutPrefix(path, "webhooks[")
-	if !ok {
-		return nil
+	if i := webhookIndex(path); i >= 0 && i < len(c.webhooks) {
+		return c.webhooks[i]
 	}
-	digits, _, ok := strings.Cut(rest, "]")
-	if !ok {
-		return nil
-	}
-	i, err := strconv.Atoi(digits)
-	if err != nil || i < 0 || i >= len(c.webhooks) {
-		return nil
-	}
-	return c.webhooks[i]
+	return nil
 }
 
 func (w *webhook) path() *field.Path { return field.NewPath("webhooks").Index(w.index) }

@@ -64,7 +64,7 @@ func Rules() []Rule {
 			Summary: "A rule matches every API group, every resource or every operation.",
 			Help:    "Each wildcard multiplies the requests the webhook receives, including resources added later by CRDs and upgrades it was never written for. Name the groups, resources and operations the webhook handles."},
 		{ID: "C02", Name: "broad-without-match-conditions", Severity: Info,
-			Summary: "A broad webhook (wildcard rules, or no namespace or object selector) has no matchConditions.",
+			Summary: "A webhook with wildcard rules has no matchConditions.",
 			Help:    "matchConditions are CEL expressions the apiserver evaluates before calling the webhook. They filter cheaply what selectors cannot express (a user, an annotation, a field) and save a network round trip for requests the webhook would allow anyway."},
 		{ID: "C03", Name: "match-policy-exact", Severity: Warning,
 			Summary: "A webhook uses matchPolicy: Exact.",
