@@ -144,6 +144,12 @@ func ExampleRegistry() {
 	//       values:
 	//       - example-system
 	//       - kube-system
+	//     - key: admit.dev/runlevel
+	//       operator: NotIn
+	//       values:
+	//       - "0"
+	//       - "1"
+	//       - "2"
 	//   objectSelector: {}
 	//   rules:
 	//   - apiGroups:

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"sigs.k8s.io/yaml"
 	"sort"
+	"strconv"
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -159,7 +160,20 @@ type ConfigOptions struct {
 	// ExemptNamespaces are never sent to the webhooks, in addition to kube-system and the server's
 	// own namespace (ClientConfig.Namespace): a webhook must not intercept what it depends on.
 	ExemptNamespaces []string
+	// Runlevel is the server's bootstrap level (default 2: a namespace hosting webhook servers).
+	// Namespaces labelled RunlevelLabel with this level or a lower one (control plane, add-ons the
+	// server needs, other webhook servers) are exempt, so the webhooks never block what brings
+	// their own server back.
+	Runlevel int
 }
+
+// RunlevelLabel marks a namespace's bootstrap level: 0 control plane, 1 add-ons webhook servers
+// need (DNS, CNI, storage), 2 webhook servers, higher for webhooks that depend on other webhooks.
+// Only cluster administrators should be allowed to set it: a labelled namespace is exempt.
+const RunlevelLabel = "admit.dev/runlevel"
+
+// DefaultRunlevel is the level of a namespace that hosts webhook servers.
+const DefaultRunlevel = 2
 
 // Configurations describes the registered webhooks as a mutating and a validating configuration;
 // either is nil when no webhook of its type is registered.
@@ -245,6 +259,14 @@ func commonWebhook(w Webhook, opts ConfigOptions) admissionregistrationv1.Valida
 		exemptList = append(exemptList, ns)
 	}
 	sort.Strings(exemptList)
+	runlevel := opts.Runlevel
+	if runlevel <= 0 {
+		runlevel = DefaultRunlevel
+	}
+	var exemptLevels []string
+	for level := 0; level <= runlevel; level++ {
+		exemptLevels = append(exemptLevels, strconv.Itoa(level))
+	}
 	return admissionregistrationv1.ValidatingWebhook{
 		Name:         w.Name,
 		ClientConfig: client,
@@ -257,9 +279,10 @@ func commonWebhook(w Webhook, opts ConfigOptions) admissionregistrationv1.Valida
 		}},
 		FailurePolicy: &failure,
 		MatchPolicy:   &equivalent,
-		NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
-			Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn, Values: exemptList,
-		}}},
+		NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn, Values: exemptList},
+			{Key: RunlevelLabel, Operator: metav1.LabelSelectorOpNotIn, Values: exemptLevels},
+		}},
 		ObjectSelector:          &metav1.LabelSelector{},
 		SideEffects:             &none,
 		TimeoutSeconds:          &timeout,

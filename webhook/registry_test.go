@@ -153,6 +153,12 @@ webhooks:
       values:
       - admit-system
       - kube-system
+    - key: admit.dev/runlevel
+      operator: NotIn
+      values:
+      - "0"
+      - "1"
+      - "2"
   objectSelector: {}
   reinvocationPolicy: Never
   rules:

@@ -40,8 +40,7 @@ func TestDevPointsTheClusterAtALocalServerAndCleansUp(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			configYAML = bytes.ReplaceAll(configYAML, []byte("  namespaceSelector:\n    matchExpressions:\n    - key: kubernetes.io/metadata.name\n      operator: NotIn\n      values:\n      - kube-system\n      - quickstart-system\n"),
-				[]byte("  namespaceSelector:\n    matchLabels:\n      admit-e2e-test: "+selector["admit-e2e-test"]+"\n"))
+			configYAML = scopeConfigurations(t, configYAML, selector)
 			dir := t.TempDir()
 			configFile := filepath.Join(dir, "webhooks.yaml")
 			if err := os.WriteFile(configFile, configYAML, 0o600); err != nil {
