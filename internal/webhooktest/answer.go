@@ -10,6 +10,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/yaml"
 )
 
 // answer writes what c's behaviour answers to review; n numbers the call among those to its path.
@@ -29,6 +30,9 @@ func (c *call) answer(w http.ResponseWriter, r *http.Request, review *admissionv
 	case "invalidJSON":
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte("invalid json"))
+		return
+	case "emptyBody":
+		w.WriteHeader(http.StatusOK)
 		return
 	case "absentResponse":
 		writeJSON(w, http.StatusOK, admissionv1.AdmissionReview{TypeMeta: review.TypeMeta})
@@ -72,7 +76,19 @@ func (c *call) answer(w http.ResponseWriter, r *http.Request, review *admissionv
 		resp.Patch = []byte(setLabelPatch(review.Request.Object.Raw, "webhooktest", "patched"))
 	}
 	c.applyOptions(resp)
-	writeJSON(w, http.StatusOK, admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: resp})
+	answer := admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: resp}
+	switch c.behaviour {
+	case "allowTextPlain":
+		body, _ := json.Marshal(answer) // an AdmissionReview always marshals
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write(body)
+	case "allowYAML":
+		body, _ := yaml.Marshal(answer)
+		w.Header().Set("Content-Type", "application/yaml")
+		_, _ = w.Write(body)
+	default:
+		writeJSON(w, http.StatusOK, answer)
+	}
 }
 
 // applyOptions puts the path's parameters into the response.

@@ -9,6 +9,8 @@
 // A path is a behaviour, its positional arguments, then optional key=value parameters:
 //
 //	/allow                          allowed
+//	/allowTextPlain                 allowed, the JSON labelled Content-Type: text/plain
+//	/allowYAML                      allowed, the AdmissionReview in YAML (application/yaml)
 //	/deny                           allowed=false without a status
 //	/setLabel/<key>/<value>         JSON patch setting a label (creating metadata.labels when absent)
 //	/removeLabel/<key>              JSON patch removing a label (fails to apply when it is absent)
@@ -17,6 +19,7 @@
 //	/internalError                  500 with a text/plain body
 //	/statusError                    500 with a metav1.Status body
 //	/invalidJSON                    200 with a body that is not JSON
+//	/emptyBody                      200 without a body or a Content-Type
 //	/absentResponse                 an AdmissionReview without a response
 //	/wrongUID                       a response whose uid is not the request's
 //	/undecodablePatch               patch `[{`

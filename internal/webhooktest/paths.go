@@ -12,11 +12,14 @@ import (
 // Paths of the behaviours that take no argument.
 const (
 	PathAllow            = "/allow"
+	PathAllowTextPlain   = "/allowTextPlain"
+	PathAllowYAML        = "/allowYAML"
 	PathDeny             = "/deny"
 	PathBusyOnce         = "/busyOnce"
 	PathInternalError    = "/internalError"
 	PathStatusError      = "/statusError"
 	PathInvalidJSON      = "/invalidJSON"
+	PathEmptyBody        = "/emptyBody"
 	PathAbsentResponse   = "/absentResponse"
 	PathWrongUID         = "/wrongUID"
 	PathUndecodablePatch = "/undecodablePatch"

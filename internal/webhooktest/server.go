@@ -147,8 +147,8 @@ type call struct {
 // arity is the number of positional arguments of a behaviour; ok is false for an unknown one.
 func arity(behaviour string) (n int, ok bool) {
 	switch behaviour {
-	case "allow", "deny", "busyOnce", "internalError", "statusError", "invalidJSON", "absentResponse",
-		"wrongUID", "undecodablePatch", "missingPathPatch", "emptyPatch", "patchWithoutType":
+	case "allow", "allowTextPlain", "allowYAML", "deny", "busyOnce", "internalError", "statusError", "invalidJSON", "absentResponse",
+		"emptyBody", "wrongUID", "undecodablePatch", "missingPathPatch", "emptyPatch", "patchWithoutType":
 		return 0, true
 	case "removeLabel", "sleep":
 		return 1, true

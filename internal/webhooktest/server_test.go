@@ -16,6 +16,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
 )
 
 // post sends one AdmissionReview for object to path, as an admission caller would.
@@ -163,6 +164,7 @@ func TestErrorAnswers(t *testing.T) {
 			wantBody: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"webhook status error","reason":"InternalError","code":500}`,
 		},
 		{name: "invalid JSON", path: PathInvalidJSON, wantCode: 200, wantContentType: "application/json", wantBody: "invalid json"},
+		{name: "empty body", path: PathEmptyBody, wantCode: 200},
 		{name: "unknown behaviour", path: "/alow", wantCode: 404, wantContentType: "text/plain; charset=utf-8", wantBody: "webhooktest: unknown behaviour \"alow\" in path \"/alow\"\n"},
 		{name: "missing argument", path: "/setLabel/x", wantCode: 404, wantContentType: "text/plain; charset=utf-8", wantBody: "webhooktest: path \"/setLabel/x\": setLabel takes 2 arguments\n"},
 		{name: "unknown parameter", path: "/allow/colour=red", wantCode: 404, wantContentType: "text/plain; charset=utf-8", wantBody: "webhooktest: path \"/allow/colour=red\": unknown parameter \"colour\"\n"},
@@ -263,5 +265,45 @@ func TestClientConfig(t *testing.T) {
 	cc := s.ClientConfig(Allow())
 	if cc.URL == nil || *cc.URL != s.URL+"/allow" || !bytes.Equal(cc.CABundle, s.CABundle) || cc.Service != nil {
 		t.Errorf("ClientConfig = %+v, want url %s/allow with the CA bundle", cc, s.URL)
+	}
+}
+
+func TestAnswerEncodings(t *testing.T) {
+	tests := []struct {
+		path            string
+		wantContentType string
+		decode          func([]byte, any) error
+	}{
+		{path: PathAllow, wantContentType: "application/json", decode: json.Unmarshal},
+		{path: PathAllowTextPlain, wantContentType: "text/plain; charset=utf-8", decode: json.Unmarshal},
+		{path: PathAllowYAML, wantContentType: "application/yaml", decode: func(data []byte, v any) error { return yaml.UnmarshalStrict(data, v) }},
+	}
+	s := Start(t)
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			pool := x509.NewCertPool()
+			pool.AppendCertsFromPEM(s.CABundle)
+			client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
+			resp, err := client.Post(s.URL+tt.path, "application/json", strings.NewReader(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u"}}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			if got := resp.Header.Get("Content-Type"); got != tt.wantContentType {
+				t.Errorf("Content-Type = %q, want %q", got, tt.wantContentType)
+			}
+			var review admissionv1.AdmissionReview
+			if err := tt.decode(body, &review); err != nil {
+				t.Fatalf("decoding %s: %v", body, err)
+			}
+			want := admissionv1.AdmissionReview{
+				TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
+				Response: &admissionv1.AdmissionResponse{UID: "u", Allowed: true},
+			}
+			if diff := cmp.Diff(want, review); diff != "" {
+				t.Errorf("answer (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -1,0 +1,521 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/admitkit/admit/dispatch"
+	wt "github.com/admitkit/admit/internal/webhooktest"
+)
+
+var (
+	configMapsGVR = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	podsGVR       = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+	eventsGVR     = schema.GroupVersionResource{Version: "v1", Resource: "events"}
+	hpaV1GVR      = schema.GroupVersionResource{Group: "autoscaling", Version: "v1", Resource: "horizontalpodautoscalers"}
+)
+
+func configMapObject(labels map[string]any) map[string]any {
+	return map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "cm", "labels": labels},
+		"data":     map[string]any{"key": "value"},
+	}
+}
+
+// createConfigMap CREATEs a ConfigMap labelled app=web, what most scenarios write.
+func createConfigMap() write {
+	return write{op: admissionv1.Create, gvr: configMapsGVR, object: configMapObject(map[string]any{"app": "web"})}
+}
+
+func podObject() map[string]any {
+	return map[string]any{
+		"apiVersion": "v1", "kind": "Pod",
+		"metadata": map[string]any{"name": "pod", "labels": map[string]any{"app": "web"}},
+		"spec":     map[string]any{"containers": []any{map[string]any{"name": "app", "image": "registry.k8s.io/pause:3.10"}}},
+	}
+}
+
+// denied is the message of a webhook's denial, as the apiserver words it.
+func denied(webhook string) string {
+	return `admission webhook "` + webhook + diffSuffix + `" denied the request`
+}
+
+func failedCalling(webhook string) string {
+	return `Internal error occurred: failed calling webhook "` + webhook + diffSuffix + `": `
+}
+
+// TestDifferentialDispatcherMatchesAPIServer runs each admission through kube-apiserver 1.36 and
+// through dispatch.Dispatcher.Admit with the same configurations and webhook server, and asserts
+// the same outcome (see differential_harness_e2e_test.go for what is compared and normalised).
+func TestDifferentialDispatcherMatchesAPIServer(t *testing.T) {
+	suite := newDifferentialSuite(t)
+	ifNeeded := func(h hook) hook { h.reinvokeIfNeeded = true; return h }
+	ignored := func(h hook) hook { h.ignore = true; return h }
+	gate := &metav1.LabelSelector{MatchLabels: map[string]string{"gate": "on"}}
+	tier := func(op metav1.LabelSelectorOperator, values ...string) []metav1.LabelSelectorRequirement {
+		return []metav1.LabelSelectorRequirement{{Key: "tier", Operator: op, Values: values}}
+	}
+	condition := func(name, expression string) admissionregistrationv1.MatchCondition {
+		return admissionregistrationv1.MatchCondition{Name: name, Expression: expression}
+	}
+	sleepy := wt.Sleep(5 * time.Second)
+
+	scenarios := []differential{
+		// Denials: the status the client gets is built from the webhook's.
+		{
+			name:       "deny without a status is a 400 without explanation",
+			validating: one(hook{name: "deny", path: wt.Deny()}),
+			write:      createConfigMap(),
+			want:       want{code: 400, message: denied("deny") + " without explanation"},
+		},
+		{
+			name:       "deny with a code and a message",
+			validating: one(hook{name: "deny", path: wt.Deny(wt.Code(403), wt.Message("you shall not pass"))}),
+			write:      createConfigMap(),
+			want:       want{code: 403, message: denied("deny") + ": you shall not pass"},
+		},
+		{
+			name:       "deny with a reason only and 422 keeps both",
+			validating: one(hook{name: "deny", path: wt.Deny(wt.Code(422), wt.Reason(metav1.StatusReasonInvalid))}),
+			write:      createConfigMap(),
+			want:       want{code: 422, message: denied("deny") + ": Invalid"},
+		},
+		{
+			name:       "deny with a code below 400 becomes 400",
+			validating: one(hook{name: "deny", path: wt.Deny(wt.Code(200), wt.Message("fine?"))}),
+			write:      createConfigMap(),
+			want:       want{code: 400, message: denied("deny") + ": fine?"},
+		},
+		{
+			name:     "a mutating denial carries its warnings",
+			mutating: one(hook{name: "deny", path: wt.Deny(wt.Message("no"), wt.Warning("careful"), wt.Warning("careful"))}),
+			write:    createConfigMap(),
+			want:     want{code: 400, message: denied("deny") + ": no"},
+		},
+		{
+			name:       "several validating denials: the apiserver returns any, admit the first by configuration order",
+			validating: one(hook{name: "first", path: wt.Deny(wt.Message("first"))}, hook{name: "second", path: wt.Deny(wt.Message("second"))}),
+			write:      createConfigMap(),
+			want:       want{code: 400, message: "denied the request"},
+			// A deliberate difference (dispatch/doc.go): the apiserver returns whichever denial
+			// arrives first, the dispatcher the lowest-index one and every denial in Rejections.
+			compareStatus: func(t *testing.T, apiserver, dispatcher *metav1.Status, result *dispatch.Result) {
+				first := denied("first") + ": first"
+				second := denied("second") + ": second"
+				if apiserver.Message != first && apiserver.Message != second {
+					t.Errorf("kube-apiserver answered %q, want one of the two denials", apiserver.Message)
+				}
+				if dispatcher.Message != first || dispatcher.Code != 400 {
+					t.Errorf("the dispatcher answered %d %q, want 400 %q", dispatcher.Code, dispatcher.Message, first)
+				}
+				var rejections []string
+				for _, r := range result.Rejections {
+					rejections = append(rejections, r.Message)
+				}
+				if strings.Join(rejections, "|") != first+"|"+second {
+					t.Errorf("Rejections = %q, want both denials in order", rejections)
+				}
+			},
+		},
+
+		// The mutating chain: order, reinvocation, selectors on the mutated object.
+		{
+			name: "mutating configurations run in name order, webhooks in list order",
+			mutating: []configuration{
+				{suffix: "b", hooks: []hook{{name: "order-b", path: wt.SetLabel("order", "b")}}},
+				{suffix: "a", hooks: []hook{{name: "first-a", path: wt.SetLabel("first", "a")}, {name: "order-a", path: wt.SetLabel("order", "a")}}},
+			},
+			write: createConfigMap(),
+			want:  want{calls: map[string]int{wt.SetLabel("order", "b"): 1, wt.SetLabel("first", "a"): 1, wt.SetLabel("order", "a"): 1}},
+			check: func(t *testing.T, apiserver *outcome) {
+				labels, _ := apiserver.Object["metadata"].(map[string]any)["labels"].(map[string]any)
+				if labels["order"] != "b" || labels["first"] != "a" {
+					t.Errorf("labels %v, want order=b (configuration b runs last) and first=a", labels)
+				}
+			},
+		},
+		{
+			name:     "reinvocation IfNeeded calls an earlier webhook again after a later change",
+			mutating: one(ifNeeded(hook{name: "a", path: wt.SetLabel("a", "1")}), hook{name: "b", path: wt.SetLabel("b", "1")}),
+			write:    createConfigMap(),
+			want:     want{calls: map[string]int{wt.SetLabel("a", "1"): 2, wt.SetLabel("b", "1"): 1}},
+		},
+		{
+			name:     "reinvocation Never calls each webhook once",
+			mutating: one(hook{name: "a", path: wt.SetLabel("a", "1")}, hook{name: "b", path: wt.SetLabel("b", "1")}),
+			write:    createConfigMap(),
+			want:     want{calls: map[string]int{wt.SetLabel("a", "1"): 1, wt.SetLabel("b", "1"): 1}},
+		},
+		{
+			name:     "a webhook's own change does not reinvoke it",
+			mutating: one(ifNeeded(hook{name: "a", path: wt.SetLabel("a", "1")})),
+			write:    createConfigMap(),
+			want:     want{calls: map[string]int{wt.SetLabel("a", "1"): 1}},
+		},
+		{
+			name: "objectSelector sees the object an earlier webhook changed",
+			mutating: one(hook{name: "ungate", path: wt.RemoveLabel("gate")},
+				hook{name: "gated", path: wt.Deny(wt.Message("gated")), objectSelector: gate}),
+			write: write{op: admissionv1.Create, gvr: configMapsGVR, object: configMapObject(map[string]any{"gate": "on"})},
+			want:  want{calls: map[string]int{wt.RemoveLabel("gate"): 1, wt.Deny(wt.Message("gated")): 0}},
+		},
+		{
+			name: "objectSelector matches the old object of an UPDATE",
+			validating: one(hook{name: "gated", path: wt.Deny(wt.Message("old object matched")), objectSelector: gate,
+				rules: []admissionregistrationv1.RuleWithOperations{rule(admissionregistrationv1.Update, "", "v1", "configmaps")}}),
+			write: write{op: admissionv1.Update, gvr: configMapsGVR, existing: configMapObject(map[string]any{"gate": "on"}),
+				update: func(obj *unstructured.Unstructured) { obj.SetLabels(map[string]string{"gate": "off"}) }},
+			want: want{code: 400, message: denied("gated") + ": old object matched"},
+		},
+
+		// Namespace selection.
+		{
+			name:            "namespaceSelector matches the namespace's labels",
+			namespaceLabels: map[string]string{"tier": "gold"},
+			validating: one(hook{name: "gold", path: wt.Deny(wt.Message("gold")), namespaceSelector: tier(metav1.LabelSelectorOpIn, "gold")},
+				hook{name: "silver", path: wt.Deny(wt.Message("silver")), namespaceSelector: tier(metav1.LabelSelectorOpIn, "silver")}),
+			write: createConfigMap(),
+			want:  want{code: 400, message: denied("gold") + ": gold", calls: map[string]int{wt.Deny(wt.Message("silver")): 0}},
+		},
+		{
+			name:            "namespaceSelector NotIn exempts the namespace",
+			namespaceLabels: map[string]string{"tier": "silver"},
+			validating:      one(hook{name: "not-silver", path: wt.Deny(wt.Message("not silver")), namespaceSelector: tier(metav1.LabelSelectorOpNotIn, "silver")}),
+			write:           createConfigMap(),
+			want:            want{calls: map[string]int{wt.Deny(wt.Message("not silver")): 0}},
+		},
+
+		// Subresources.
+		{
+			name: "a pods/status rule matches a status update",
+			validating: one(hook{name: "status", path: wt.Deny(wt.Message("status is frozen")),
+				rules: []admissionregistrationv1.RuleWithOperations{rule(admissionregistrationv1.Update, "", "v1", "pods/status")}}),
+			write: write{op: admissionv1.Update, gvr: podsGVR, subresource: "status", existing: podObject(),
+				update: func(obj *unstructured.Unstructured) {
+					_ = unstructured.SetNestedField(obj.Object, "hello", "status", "message")
+				}},
+			fields: []string{"status"},
+			want:   want{code: 400, message: denied("status") + ": status is frozen"},
+		},
+		{
+			name: "a pods/status rule does not match an update of the pod itself",
+			validating: one(hook{name: "status", path: wt.Deny(wt.Message("status is frozen")),
+				rules: []admissionregistrationv1.RuleWithOperations{rule(admissionregistrationv1.Update, "", "v1", "pods/status")}}),
+			write: write{op: admissionv1.Update, gvr: podsGVR, existing: podObject(),
+				update: func(obj *unstructured.Unstructured) { obj.SetLabels(map[string]string{"app": "api"}) }},
+			fields: []string{},
+			want:   want{calls: map[string]int{wt.Deny(wt.Message("status is frozen")): 0}},
+		},
+
+		// matchPolicy Equivalent: the webhook gets the version its rule names.
+		{
+			name: "Equivalent: an autoscaling/v1 HPA reaches an autoscaling/v2 rule as v2",
+			mutating: one(hook{name: "hpa", path: wt.SetLabel("scaled", "yes"),
+				rules: []admissionregistrationv1.RuleWithOperations{rule(admissionregistrationv1.Create, "autoscaling", "v2", "horizontalpodautoscalers")}}),
+			write: write{op: admissionv1.Create, gvr: hpaV1GVR, object: map[string]any{
+				"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": map[string]any{"name": "web"},
+				// minReplicas is given: the apiserver would default it before converting, admit does not default.
+				"spec": map[string]any{"scaleTargetRef": map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+					"minReplicas": int64(1), "maxReplicas": int64(3), "targetCPUUtilizationPercentage": int64(50)},
+			}},
+			fields: []string{"spec"},
+			want:   want{calls: map[string]int{wt.SetLabel("scaled", "yes"): 1}},
+			check: func(t *testing.T, apiserver *outcome) {
+				requests := apiserver.Requests[wt.SetLabel("scaled", "yes")]
+				if len(requests) != 1 {
+					t.Fatalf("the webhook got %d requests, want 1", len(requests))
+				}
+				got := requests[0]
+				if got.Kind.Version != "v2" || got.Resource.Version != "v2" || got.RequestKind.Version != "v1" || got.Object["apiVersion"] != "autoscaling/v2" {
+					t.Errorf("the webhook got kind %v resource %v requestKind %v object %v, want v2, v2, v1 and an autoscaling/v2 object",
+						got.Kind, got.Resource, got.RequestKind, got.Object["apiVersion"])
+				}
+			},
+		},
+		{
+			name: "Exact: an autoscaling/v1 HPA does not reach an autoscaling/v2 rule",
+			mutating: one(hook{name: "hpa", path: wt.SetLabel("scaled", "yes"), exact: true,
+				rules: []admissionregistrationv1.RuleWithOperations{rule(admissionregistrationv1.Create, "autoscaling", "v2", "horizontalpodautoscalers")}}),
+			write: write{op: admissionv1.Create, gvr: hpaV1GVR, object: map[string]any{
+				"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": map[string]any{"name": "web"},
+				"spec": map[string]any{"scaleTargetRef": map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+					// With no target, the apiserver's v1 round trip would answer the implied 80%.
+					"minReplicas": int64(1), "maxReplicas": int64(3), "targetCPUUtilizationPercentage": int64(50)},
+			}},
+			fields: []string{"spec"},
+			want:   want{calls: map[string]int{wt.SetLabel("scaled", "yes"): 0}},
+		},
+		{
+			name: "Equivalent: a core Event reaches an events.k8s.io rule as events.k8s.io/v1",
+			mutating: one(hook{name: "events", path: wt.SetLabel("seen", "yes"),
+				rules: []admissionregistrationv1.RuleWithOperations{rule(admissionregistrationv1.Create, "events.k8s.io", "v1", "events")}}),
+			write: write{op: admissionv1.Create, gvr: eventsGVR, object: map[string]any{
+				"apiVersion": "v1", "kind": "Event", "metadata": map[string]any{"name": "pulled"},
+				"involvedObject": map[string]any{"kind": "Pod", "name": "web", "apiVersion": "v1"},
+				"reason":         "Pulled", "message": "image pulled", "type": "Normal", "count": int64(2),
+				"source": map[string]any{"component": "kubelet"},
+			}, prepare: func(obj *unstructured.Unstructured) {
+				// An Event's involvedObject must be in the Event's namespace.
+				_ = unstructured.SetNestedField(obj.Object, obj.GetNamespace(), "involvedObject", "namespace")
+			}},
+			fields: []string{"involvedObject", "regarding", "reason", "message", "note", "type", "count", "deprecatedCount", "source", "deprecatedSource"},
+			want:   want{calls: map[string]int{wt.SetLabel("seen", "yes"): 1}},
+		},
+
+		// matchConditions: false skips, errors follow failurePolicy.
+		{
+			name:       "matchConditions true: called",
+			validating: one(hook{name: "cel", path: wt.Deny(wt.Message("matched")), matchConditions: []admissionregistrationv1.MatchCondition{condition("named-cm", "object.metadata.name == 'cm'")}}),
+			write:      createConfigMap(),
+			want:       want{code: 400, message: denied("cel") + ": matched"},
+		},
+		{
+			name:       "matchConditions false: skipped",
+			validating: one(hook{name: "cel", path: wt.Deny(wt.Message("matched")), matchConditions: []admissionregistrationv1.MatchCondition{condition("named-other", "object.metadata.name == 'other'")}}),
+			write:      createConfigMap(),
+			want:       want{calls: map[string]int{wt.Deny(wt.Message("matched")): 0}},
+		},
+		{
+			name:       "matchConditions error with Fail: forbidden",
+			validating: one(hook{name: "cel", path: wt.Deny(wt.Message("matched")), matchConditions: []admissionregistrationv1.MatchCondition{condition("missing-key", "object.data.missing == 'x'")}}),
+			write:      createConfigMap(),
+			want:       want{code: 403, message: `configmaps "cm" is forbidden`},
+		},
+		{
+			name: "matchConditions error with Ignore: skipped",
+			validating: one(ignored(hook{name: "cel", path: wt.Deny(wt.Message("matched")),
+				matchConditions: []admissionregistrationv1.MatchCondition{condition("missing-key", "object.data.missing == 'x'")}})),
+			write: createConfigMap(),
+			want:  want{calls: map[string]int{wt.Deny(wt.Message("matched")): 0}},
+		},
+		{
+			name: "matchConditions false wins over an error with Fail",
+			validating: one(hook{name: "cel", path: wt.Deny(wt.Message("matched")), matchConditions: []admissionregistrationv1.MatchCondition{
+				condition("missing-key", "object.data.missing == 'x'"), condition("named-other", "object.metadata.name == 'other'")}}),
+			write: createConfigMap(),
+			want:  want{calls: map[string]int{wt.Deny(wt.Message("matched")): 0}},
+		},
+
+		// Webhooks that cannot be called, or answer badly.
+		{
+			name:       "unreachable webhook with Fail",
+			validating: one(hook{name: "gone", unreachable: true}),
+			write:      createConfigMap(),
+			want:       want{code: 500, message: failedCalling("gone") + "failed to call webhook: Post"},
+		},
+		{
+			name:       "unreachable webhook with Ignore",
+			validating: one(ignored(hook{name: "gone", unreachable: true})),
+			write:      createConfigMap(),
+		},
+		{
+			name:       "a response with another uid",
+			validating: one(hook{name: "uid", path: wt.PathWrongUID}),
+			write:      createConfigMap(),
+			want:       want{code: 500, message: failedCalling("uid") + `received invalid webhook response: expected response.uid="<uid>", got "` + wt.WrongUID + `"`},
+		},
+		{
+			name:       "an AdmissionReview without a response",
+			validating: one(hook{name: "absent", path: wt.PathAbsentResponse}),
+			write:      createConfigMap(),
+			want:       want{code: 500, message: failedCalling("absent") + "received invalid webhook response: webhook response was absent"},
+		},
+		{
+			name:       "a validating webhook answering with a patch",
+			validating: one(hook{name: "patcher", path: wt.SetLabel("x", "y")}),
+			write:      createConfigMap(),
+			want:       want{code: 500, message: failedCalling("patcher") + "received invalid webhook response: validating webhook may not return response.patch"},
+		},
+		{
+			name:     "a patch without patchType",
+			mutating: one(hook{name: "typeless", path: wt.PathPatchWithoutType}),
+			write:    createConfigMap(),
+			want:     want{code: 500, message: "webhook returned response.patch but not response.patchType"},
+		},
+		{
+			name:       "500 with a text body",
+			validating: one(hook{name: "broken", path: wt.PathInternalError}),
+			write:      createConfigMap(),
+			want:       want{code: 500, message: `an error on the server ("` + wt.InternalErrorText + `") has prevented the request from succeeding`},
+		},
+		{
+			name:       "500 with a Status body",
+			validating: one(hook{name: "broken", path: wt.PathStatusError}),
+			write:      createConfigMap(),
+			want:       want{code: 500, message: failedCalling("broken") + "failed to call webhook: " + wt.StatusErrorMessage},
+		},
+		{
+			name:       "200 with a body that is not JSON",
+			validating: one(hook{name: "garbled", path: wt.PathInvalidJSON}),
+			write:      createConfigMap(),
+			want:       want{code: 500, message: failedCalling("garbled")},
+		},
+		{
+			name:       "200 without a body",
+			validating: one(hook{name: "empty", path: wt.PathEmptyBody}),
+			write:      createConfigMap(),
+			want:       want{code: 500, message: failedCalling("empty") + "failed to call webhook: 0-length response with status code: 200"},
+		},
+		{
+			name:       "404 from the webhook",
+			validating: one(hook{name: "lost", path: "/no/such/webhook"}),
+			write:      createConfigMap(),
+			want:       want{code: 500, message: failedCalling("lost") + "failed to call webhook: the server could not find the requested resource"},
+		},
+		{
+			name:       "an AdmissionReview labelled text/plain",
+			validating: one(hook{name: "text", path: wt.PathAllowTextPlain}),
+			write:      createConfigMap(),
+			want:       want{calls: map[string]int{wt.PathAllowTextPlain: 1}},
+		},
+		{
+			name:       "an AdmissionReview in YAML",
+			validating: one(hook{name: "yaml", path: wt.PathAllowYAML}),
+			write:      createConfigMap(),
+			want:       want{calls: map[string]int{wt.PathAllowYAML: 1}},
+		},
+		{
+			name:       "admission.k8s.io/v1beta1 does not check the response uid",
+			validating: one(hook{name: "beta", path: wt.PathWrongUID, reviewVersions: []string{"v1beta1"}}),
+			write:      createConfigMap(),
+			want:       want{calls: map[string]int{wt.PathWrongUID: 1}},
+		},
+		{
+			name:       "admission.k8s.io/v1beta1 ignores a validating webhook's patch",
+			validating: one(hook{name: "beta", path: wt.SetLabel("x", "y"), reviewVersions: []string{"v1beta1", "v1"}}),
+			write:      createConfigMap(),
+			want:       want{calls: map[string]int{wt.SetLabel("x", "y"): 1}},
+		},
+		{
+			name:       "503 with Retry-After is retried",
+			validating: one(hook{name: "busy", path: wt.PathBusyOnce}),
+			write:      createConfigMap(),
+			want:       want{calls: map[string]int{wt.PathBusyOnce: 2}},
+		},
+
+		// Patches that fail.
+		{
+			name:     "an undecodable patch with Fail",
+			mutating: one(hook{name: "undecodable", path: wt.PathUndecodablePatch}),
+			write:    createConfigMap(),
+			want:     want{code: 500, message: failedCalling("undecodable") + "received undecodable patch in webhook response"},
+		},
+		{
+			name:     "an undecodable patch with Ignore fails open",
+			mutating: one(ignored(hook{name: "undecodable", path: wt.PathUndecodablePatch})),
+			write:    createConfigMap(),
+		},
+		{
+			name:     "a patch to a missing path fails even with Ignore",
+			mutating: one(ignored(hook{name: "missing", path: wt.PathMissingPathPatch})),
+			write:    createConfigMap(),
+			want:     want{code: 500, message: "doc is missing path"},
+		},
+		{
+			name:     "an empty patch changes nothing",
+			mutating: one(ifNeeded(hook{name: "empty", path: wt.PathEmptyPatch}), hook{name: "noop", path: wt.PathAllow}),
+			write:    createConfigMap(),
+			want:     want{calls: map[string]int{wt.PathEmptyPatch: 1, wt.PathAllow: 1}},
+		},
+
+		// Timeouts: the webhook is told, and the call gives up.
+		{
+			name:       "timeoutSeconds with Fail",
+			validating: one(hook{name: "slow", path: sleepy, timeoutSeconds: 1}),
+			write:      createConfigMap(),
+			want:       want{code: 500, message: sleepy + "?timeout=1s"},
+			check: func(t *testing.T, apiserver *outcome) {
+				mustContain(t, apiserver.Status.Message, "context deadline exceeded")
+			},
+		},
+		{
+			name:       "timeoutSeconds with Ignore",
+			validating: one(ignored(hook{name: "slow", path: sleepy, timeoutSeconds: 1})),
+			write:      createConfigMap(),
+			want:       want{calls: map[string]int{sleepy: 1}},
+		},
+
+		// Dry run, warnings, names, deletes.
+		{
+			name:     "dry run reaches a NoneOnDryRun webhook, whose patch is in the answer",
+			mutating: one(hook{name: "dry", path: wt.SetLabel("dry", "run"), sideEffects: admissionregistrationv1.SideEffectClassNoneOnDryRun}),
+			write: func() write {
+				w := createConfigMap()
+				w.dryRun = true
+				return w
+			}(),
+			want: want{calls: map[string]int{wt.SetLabel("dry", "run"): 1}},
+			check: func(t *testing.T, apiserver *outcome) {
+				if got := apiserver.Requests[wt.SetLabel("dry", "run")][0].DryRun; got == nil || !*got {
+					t.Errorf("the webhook got dryRun %v, want true", got)
+				}
+				ns := apiserver.Requests[wt.SetLabel("dry", "run")][0].Namespace
+				if _, err := env.Client.CoreV1().ConfigMaps(ns).Get(context.Background(), "cm", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+					t.Errorf("the dry-run ConfigMap was stored: %v", err)
+				}
+			},
+		},
+		{
+			name: "warnings are deduplicated, unwritable ones dropped, across webhooks",
+			mutating: one(hook{name: "warn", path: wt.Allow(wt.Warning("first"), wt.Warning("first"), wt.Warning("line one\nline two"), wt.Warning("second"))},
+				hook{name: "patch", path: wt.SetLabel("warned", "yes", wt.Warning("from a patch"))}),
+			validating: one(hook{name: "warn", path: wt.Allow(wt.Warning("second"), wt.Warning("third"))}),
+			write:      createConfigMap(),
+			check: func(t *testing.T, apiserver *outcome) {
+				if got := strings.Join(apiserver.Warnings, "|"); !strings.Contains(got, "first|second|from a patch") || !strings.Contains(got, "third") {
+					t.Errorf("kube-apiserver sent warnings %q", apiserver.Warnings)
+				}
+			},
+		},
+		{
+			name:       "generateName: mutating webhooks see no name, validating ones the generated name",
+			mutating:   one(hook{name: "mutate", path: wt.SetLabel("named", "later")}),
+			validating: one(hook{name: "validate", path: wt.PathAllow}),
+			write: func() write {
+				w := createConfigMap()
+				w.generateName = true
+				return w
+			}(),
+			check: func(t *testing.T, apiserver *outcome) {
+				mutated, validated := apiserver.Requests[wt.SetLabel("named", "later")], apiserver.Requests[wt.PathAllow]
+				if len(mutated) != 1 || len(validated) != 1 || mutated[0].Name != "" || !strings.HasPrefix(validated[0].Name, "generated-") {
+					t.Errorf("names seen: mutating %v, validating %v; want empty, then generated-...", mutated, validated)
+				}
+			},
+		},
+		{
+			name: "DELETE: a validating webhook denies with the old object",
+			validating: one(hook{name: "keep", path: wt.Deny(wt.Message("keep it")),
+				rules: []admissionregistrationv1.RuleWithOperations{rule(admissionregistrationv1.Delete, "", "v1", "configmaps")}}),
+			write: write{op: admissionv1.Delete, gvr: configMapsGVR, existing: configMapObject(map[string]any{"app": "web"})},
+			want:  want{code: 400, message: denied("keep") + ": keep it"},
+		},
+		{
+			name: "DELETE: a mutating webhook may not patch",
+			mutating: one(hook{name: "patch-delete", path: wt.SetLabel("x", "y"),
+				rules: []admissionregistrationv1.RuleWithOperations{rule(admissionregistrationv1.Delete, "", "v1", "configmaps")}}),
+			write: write{op: admissionv1.Delete, gvr: configMapsGVR, existing: configMapObject(map[string]any{"app": "web"})},
+			want:  want{code: 500, message: `admission webhook "patch-delete` + diffSuffix + `" attempted to modify the object, which is not supported for this operation`},
+		},
+	}
+
+	for i := range scenarios {
+		sc := &scenarios[i]
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			suite.run(t, sc)
+		})
+	}
+}

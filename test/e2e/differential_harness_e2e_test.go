@@ -1,0 +1,717 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	admissionv1 "k8s.io/api/admission/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+
+	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/dispatch/convert"
+	"github.com/admitkit/admit/internal/webhooktest"
+	"github.com/admitkit/admit/resources"
+)
+
+// This file is the harness of the differential suite (differential_e2e_test.go): every scenario
+// is one admission run twice with the same webhook configurations and the same webhook server,
+// once through the real kube-apiserver and once through dispatch.Dispatcher.Admit, and the two
+// outcomes must be identical.
+//
+// What is compared, and how it is normalised:
+//   - the decision, and when rejected the whole metav1.Status the client receives (code, reason,
+//     message, details) with apiVersion/kind cleared (client-go fills them) and the random UID of
+//     each webhook call replaced by <uid> wherever a message quotes it;
+//   - the warnings, in order (client-go's WarningHandler on the apiserver side);
+//   - the number of calls each webhook received, and every AdmissionRequest it received, without
+//     its uid (random per call);
+//   - the object: the admitted one the apiserver returns against Result.Object, and the object and
+//     oldObject in each AdmissionRequest. Only what webhooks write and what conversion produces is
+//     compared: apiVersion, kind, metadata name/generateName/namespace/labels/annotations, and the
+//     top-level fields the scenario names (data, spec...); an empty labels or annotations map
+//     counts as none. The rest is the apiserver's own work that
+//     an offline dispatcher cannot do and is not asked to: server-side metadata (uid,
+//     resourceVersion, creationTimestamp, generation, managedFields) and built-in defaulting.
+//
+// The dispatcher is given what the apiserver knows and a caller of admit would pass: the object as
+// the client sent it, the stored object as oldObject, the options the client sent, the requesting
+// user (read from a readiness marker's AdmissionReview), the generated name of a generateName
+// CREATE, namespace labels read live (dispatch.ClientNamespaces), the built-in resource mapper
+// and convert.Converter for matchPolicy Equivalent, and CEL matchConditions with no authorizer.
+
+// diffSuffix ends the name of every webhook of the suite: names need three DNS segments.
+const diffSuffix = ".diff.e2e.admit.dev"
+
+// hook is one webhook of a scenario. The zero value is a Fail webhook on CREATE of configmaps in
+// the scenario's namespace, with matchPolicy Equivalent, sideEffects None and the 10s default
+// timeout — the v1 defaults, which the apiserver applies when the configuration is created.
+type hook struct {
+	// name is the webhook's name before diffSuffix.
+	name string
+	// path is the webhooktest path the webhook calls.
+	path string
+	// unreachable points the webhook at a loopback port nothing listens on instead of path.
+	unreachable bool
+
+	rules             []admissionregistrationv1.RuleWithOperations
+	ignore            bool
+	exact             bool
+	objectSelector    *metav1.LabelSelector
+	namespaceSelector []metav1.LabelSelectorRequirement // ANDed with the scenario's own label
+	matchConditions   []admissionregistrationv1.MatchCondition
+	timeoutSeconds    int32
+	sideEffects       admissionregistrationv1.SideEffectClass
+	reinvokeIfNeeded  bool
+	reviewVersions    []string // default v1
+	// marker scopes the webhook to the markers namespace instead of the scenario's.
+	marker bool
+}
+
+// configuration is a webhook configuration of a scenario, named <scenario id>-<suffix>: the
+// apiserver orders configurations by name.
+type configuration struct {
+	suffix string
+	hooks  []hook
+}
+
+// one is a scenario's only configuration of a type.
+func one(hooks ...hook) []configuration { return []configuration{{suffix: "0", hooks: hooks}} }
+
+// write is the client's request of a scenario.
+type write struct {
+	op          admissionv1.Operation
+	gvr         schema.GroupVersionResource
+	subresource string // "status" only, through UpdateStatus
+	// object is what a CREATE sends; its name and namespace are filled in.
+	object map[string]any
+	// generateName CREATEs with metadata.generateName instead of a name.
+	generateName bool
+	// existing is created before the webhooks are configured, for UPDATE and DELETE.
+	existing map[string]any
+	// update changes a copy of the stored existing object into what an UPDATE sends.
+	update func(obj *unstructured.Unstructured)
+	// prepare completes what a CREATE sends once its namespace is known.
+	prepare func(obj *unstructured.Unstructured)
+	dryRun  bool
+}
+
+// want is what the apiserver must decide: a scenario checks that it tests what it says before the
+// dispatcher is compared with the apiserver.
+type want struct {
+	code    int32 // 0: admitted
+	message string
+	calls   map[string]int // per webhooktest path
+}
+
+// differential is one scenario.
+type differential struct {
+	name                 string
+	namespaceLabels      map[string]string
+	mutating, validating []configuration
+	write                write
+	// fields are the top-level object fields compared besides apiVersion, kind and metadata;
+	// default data.
+	fields []string
+	want   want
+	// check asserts more on the apiserver's outcome, e.g. what a webhook received.
+	check func(t *testing.T, apiserver *outcome)
+	// compareStatus replaces the equality of the two statuses, for the one documented difference.
+	compareStatus func(t *testing.T, apiserver, dispatcher *metav1.Status, result *dispatch.Result)
+}
+
+// outcome is one side's result, normalised for comparison.
+type outcome struct {
+	Allowed  bool
+	Status   *metav1.Status
+	Warnings []string
+	Object   map[string]any
+	Calls    map[string]int
+	Requests map[string][]seenRequest
+}
+
+// seenRequest is an AdmissionRequest as a webhook received it, without its uid.
+type seenRequest struct {
+	Kind               metav1.GroupVersionKind
+	Resource           metav1.GroupVersionResource
+	SubResource        string
+	RequestKind        *metav1.GroupVersionKind
+	RequestResource    *metav1.GroupVersionResource
+	RequestSubResource string
+	Name, Namespace    string
+	Operation          admissionv1.Operation
+	UserInfo           authenticationv1.UserInfo
+	DryRun             *bool
+	Options            map[string]any
+	Object, OldObject  map[string]any
+}
+
+// differentialSuite is what the scenarios share: the markers namespace and the dispatcher's
+// resource mapper and converter.
+type differentialSuite struct {
+	markersNamespace string
+	markersLabel     map[string]string
+	dynamic          dynamic.Interface
+	mapper           dispatch.ResourceMapper
+	converter        dispatch.Converter
+}
+
+func newDifferentialSuite(t *testing.T) *differentialSuite {
+	t.Helper()
+	mapper, err := resources.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	converter, err := convert.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := dynamic.NewForConfig(env.RESTConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := "diff-markers-" + rand.String(6)
+	label := map[string]string{"admit-e2e-diff-markers": name}
+	createNamespace(t, name, label)
+	return &differentialSuite{markersNamespace: name, markersLabel: label, dynamic: client, mapper: mapper, converter: converter}
+}
+
+// createNamespace creates a namespace with labels and its default ServiceAccount (no controller
+// manager runs to create it, and pods need it), deleted when the test ends.
+func createNamespace(t *testing.T, name string, labels map[string]string) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := env.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating namespace %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		_ = env.Client.CoreV1().Namespaces().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+	if _, err := env.Client.CoreV1().ServiceAccounts(name).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating the default ServiceAccount of %s: %v", name, err)
+	}
+}
+
+// scenarioRun is the state of one scenario: its server, namespace and configurations.
+type scenarioRun struct {
+	suite     *differentialSuite
+	sc        *differential
+	id        string
+	server    *webhooktest.Server
+	namespace string
+	scopeKey  string
+	// unreachableURL is a loopback URL nothing listens on.
+	unreachableURL string
+	mutating       []*admissionregistrationv1.MutatingWebhookConfiguration
+	validating     []*admissionregistrationv1.ValidatingWebhookConfiguration
+	userInfo       authenticationv1.UserInfo
+	// stored is the existing object as stored, for UPDATE and DELETE.
+	stored *unstructured.Unstructured
+	// paths are the webhooktest paths of the scenario's webhooks.
+	paths []string
+}
+
+// run runs one scenario: set up, admit through the apiserver, admit through the dispatcher, compare.
+func (suite *differentialSuite) run(t *testing.T, sc *differential) {
+	r := &scenarioRun{suite: suite, sc: sc, id: "diff-" + rand.String(8), server: webhooktest.Start(t)}
+	r.namespace, r.scopeKey = r.id, "admit-e2e-diff"
+	labels := map[string]string{r.scopeKey: r.id}
+	for k, v := range sc.namespaceLabels {
+		labels[k] = v
+	}
+	createNamespace(t, r.namespace, labels)
+	r.unreachableURL = unreachableURL(t)
+	if sc.write.existing != nil {
+		r.createExisting(t)
+	}
+	r.configure(t)
+	r.awaitMarkers(t)
+	r.server.Reset()
+
+	apiserver, generatedName, apiserverUIDs := r.throughAPIServer(t)
+	r.server.Reset()
+	dispatcher, result, dispatcherUIDs := r.throughDispatcher(t, generatedName)
+
+	// Calls quote their random UID in some messages; each side's UIDs become <uid>.
+	apiserver.Status = withoutUIDs(apiserver.Status, apiserverUIDs)
+	dispatcher.Status = withoutUIDs(dispatcher.Status, dispatcherUIDs)
+
+	r.checkWant(t, apiserver)
+	if sc.check != nil {
+		sc.check(t, apiserver)
+	}
+	if sc.compareStatus != nil {
+		sc.compareStatus(t, apiserver.Status, dispatcher.Status, result)
+		apiserver.Status, dispatcher.Status = nil, nil
+	}
+	if diff := cmp.Diff(apiserver, dispatcher); diff != "" {
+		t.Errorf("the dispatcher differs from kube-apiserver (-apiserver +dispatcher):\n%s", diff)
+	}
+}
+
+// unreachableURL returns a loopback URL whose port was free a moment ago: connections are refused.
+func unreachableURL(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return "https://" + addr + webhooktest.PathAllow
+}
+
+func (r *scenarioRun) createExisting(t *testing.T) {
+	t.Helper()
+	w := r.sc.write
+	obj := &unstructured.Unstructured{Object: deepCopyMap(w.existing)}
+	obj.SetNamespace(r.namespace)
+	if obj.GetName() == "" {
+		obj.SetName("existing")
+	}
+	stored, err := r.suite.dynamic.Resource(w.gvr).Namespace(r.namespace).Create(context.Background(), obj, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating the existing object: %v", err)
+	}
+	r.stored = stored
+}
+
+// configure creates the scenario's configurations, each with a readiness marker at its end.
+func (r *scenarioRun) configure(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	configs := env.Client.AdmissionregistrationV1()
+	for _, c := range r.sc.mutating {
+		config := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: r.id + "-" + c.suffix}}
+		for _, h := range append(c.hooks, r.marker(config.Name)) {
+			config.Webhooks = append(config.Webhooks, asMutatingWebhook(r.webhook(h), h.reinvokeIfNeeded))
+		}
+		created, err := configs.MutatingWebhookConfigurations().Create(ctx, config, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("creating MutatingWebhookConfiguration %s: %v", config.Name, err)
+		}
+		t.Cleanup(func() {
+			_ = configs.MutatingWebhookConfigurations().Delete(context.Background(), created.Name, metav1.DeleteOptions{})
+		})
+		r.mutating = append(r.mutating, created)
+	}
+	for _, c := range r.sc.validating {
+		config := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: r.id + "-" + c.suffix}}
+		for _, h := range append(c.hooks, r.marker(config.Name)) {
+			config.Webhooks = append(config.Webhooks, r.webhook(h))
+		}
+		created, err := configs.ValidatingWebhookConfigurations().Create(ctx, config, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("creating ValidatingWebhookConfiguration %s: %v", config.Name, err)
+		}
+		t.Cleanup(func() {
+			_ = configs.ValidatingWebhookConfigurations().Delete(context.Background(), created.Name, metav1.DeleteOptions{})
+		})
+		r.validating = append(r.validating, created)
+	}
+}
+
+// markerPath is what every readiness marker calls: a denial naming its configuration proves
+// that configuration is in effect.
+func markerPath(configuration string) string {
+	return webhooktest.Deny(webhooktest.Message("marker " + configuration))
+}
+
+// marker is the readiness webhook of a configuration: it denies ConfigMaps labelled with the
+// configuration's name in the markers namespace only, so no scenario request ever reaches it.
+func (r *scenarioRun) marker(configuration string) hook {
+	return hook{name: "marker", path: markerPath(configuration), marker: true,
+		objectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"marker": configuration}}}
+}
+
+// webhook renders h for this scenario: its URL on the scenario's server and its scope.
+func (r *scenarioRun) webhook(h hook) admissionregistrationv1.ValidatingWebhook {
+	cc := r.server.ClientConfig(h.path)
+	if h.unreachable {
+		u := r.unreachableURL
+		cc.URL = &u
+	} else {
+		r.paths = append(r.paths, h.path)
+	}
+	w := admissionregistrationv1.ValidatingWebhook{
+		Name:                    h.name + diffSuffix,
+		ClientConfig:            cc,
+		Rules:                   h.rules,
+		NamespaceSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{r.scopeKey: r.id}, MatchExpressions: h.namespaceSelector},
+		ObjectSelector:          h.objectSelector,
+		MatchConditions:         h.matchConditions,
+		SideEffects:             ptrTo(admissionregistrationv1.SideEffectClassNone),
+		AdmissionReviewVersions: []string{"v1"},
+	}
+	if h.marker {
+		w.NamespaceSelector = &metav1.LabelSelector{MatchLabels: r.suite.markersLabel}
+	}
+	if w.Rules == nil {
+		w.Rules = []admissionregistrationv1.RuleWithOperations{rule(admissionregistrationv1.Create, "", "v1", "configmaps")}
+	}
+	if h.ignore {
+		w.FailurePolicy = ptrTo(admissionregistrationv1.Ignore)
+	}
+	if h.exact {
+		w.MatchPolicy = ptrTo(admissionregistrationv1.Exact)
+	}
+	if h.timeoutSeconds != 0 {
+		w.TimeoutSeconds = ptrTo(h.timeoutSeconds)
+	}
+	if h.reviewVersions != nil {
+		w.AdmissionReviewVersions = h.reviewVersions
+	}
+	if h.sideEffects != "" {
+		w.SideEffects = ptrTo(h.sideEffects)
+	}
+	return w
+}
+
+// rule is a namespaced rule for one operation on one resource (or subresource).
+func rule(op admissionregistrationv1.OperationType, group, version, resource string) admissionregistrationv1.RuleWithOperations {
+	return admissionregistrationv1.RuleWithOperations{
+		Operations: []admissionregistrationv1.OperationType{op},
+		Rule: admissionregistrationv1.Rule{APIGroups: []string{group}, APIVersions: []string{version}, Resources: []string{resource},
+			Scope: ptrTo(admissionregistrationv1.NamespacedScope)},
+	}
+}
+
+func asMutatingWebhook(w admissionregistrationv1.ValidatingWebhook, reinvokeIfNeeded bool) admissionregistrationv1.MutatingWebhook {
+	m := admissionregistrationv1.MutatingWebhook{
+		Name: w.Name, ClientConfig: w.ClientConfig, Rules: w.Rules, FailurePolicy: w.FailurePolicy, MatchPolicy: w.MatchPolicy,
+		NamespaceSelector: w.NamespaceSelector, ObjectSelector: w.ObjectSelector, SideEffects: w.SideEffects,
+		TimeoutSeconds: w.TimeoutSeconds, AdmissionReviewVersions: w.AdmissionReviewVersions, MatchConditions: w.MatchConditions,
+	}
+	if reinvokeIfNeeded {
+		m.ReinvocationPolicy = ptrTo(admissionregistrationv1.IfNeededReinvocationPolicy)
+	}
+	return m
+}
+
+// awaitMarkers waits until every configuration of the scenario is in effect, and reads the
+// requesting user from a marker's AdmissionReview.
+func (r *scenarioRun) awaitMarkers(t *testing.T) {
+	t.Helper()
+	var names []string
+	for _, c := range r.mutating {
+		names = append(names, c.Name)
+	}
+	for _, c := range r.validating {
+		names = append(names, c.Name)
+	}
+	configmaps := env.Client.CoreV1().ConfigMaps(r.suite.markersNamespace)
+	for _, name := range names {
+		eventually(t, "configuration "+name+" to take effect", func() error {
+			marker := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "marker", Labels: map[string]string{"marker": name}}}
+			_, err := configmaps.Create(context.Background(), marker, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+			if err == nil || !strings.Contains(err.Error(), "marker "+name) {
+				return fmt.Errorf("marker not denied yet: %v", err)
+			}
+			return nil
+		})
+		if requests := r.server.Requests(markerPath(name)); len(requests) > 0 {
+			r.userInfo = requests[0].UserInfo
+		}
+	}
+	if r.userInfo.Username == "" {
+		t.Fatal("no marker call recorded the requesting user")
+	}
+}
+
+// warningCollector records the Warning headers of a client's responses.
+type warningCollector struct {
+	mu       sync.Mutex
+	warnings []string
+}
+
+func (c *warningCollector) HandleWarningHeader(_ int, _ string, text string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.warnings = append(c.warnings, text)
+}
+
+// throughAPIServer performs the scenario's write with client-go and returns the outcome, the name
+// a generateName CREATE got, and the UIDs of the webhook calls.
+func (r *scenarioRun) throughAPIServer(t *testing.T) (*outcome, string, []string) {
+	t.Helper()
+	w := r.sc.write
+	warnings := &warningCollector{}
+	config := rest.CopyConfig(env.RESTConfig)
+	config.WarningHandler = warnings
+	client, err := dynamic.NewForConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resource := client.Resource(w.gvr).Namespace(r.namespace)
+	ctx := context.Background()
+	var dryRun []string
+	if w.dryRun {
+		dryRun = []string{metav1.DryRunAll}
+	}
+
+	var admitted *unstructured.Unstructured
+	switch w.op {
+	case admissionv1.Create:
+		admitted, err = resource.Create(ctx, r.newObject(), metav1.CreateOptions{DryRun: dryRun})
+	case admissionv1.Update:
+		if w.subresource == "status" {
+			admitted, err = resource.UpdateStatus(ctx, r.updatedObject(), metav1.UpdateOptions{DryRun: dryRun})
+		} else {
+			admitted, err = resource.Update(ctx, r.updatedObject(), metav1.UpdateOptions{DryRun: dryRun})
+		}
+	case admissionv1.Delete:
+		err = resource.Delete(ctx, r.stored.GetName(), metav1.DeleteOptions{DryRun: dryRun})
+	default:
+		t.Fatalf("the harness cannot perform %s", w.op)
+	}
+
+	out := &outcome{Allowed: err == nil, Warnings: warnings.warnings}
+	if err != nil {
+		var status apierrors.APIStatus
+		if !errors.As(err, &status) {
+			t.Fatalf("kube-apiserver answered something else than a status: %v", err)
+		}
+		s := status.Status()
+		out.Status = &s
+	}
+	generatedName := ""
+	if admitted != nil && w.op != admissionv1.Delete {
+		// Through JSON, so that numbers compare as the dispatcher's do.
+		out.Object = r.normalise(decodeObject(mustJSON(t, admitted.Object)))
+		if w.generateName {
+			generatedName = admitted.GetName()
+		}
+	}
+	uids := r.record(out)
+	return out, generatedName, uids
+}
+
+// newObject is the object a CREATE sends.
+func (r *scenarioRun) newObject() *unstructured.Unstructured {
+	obj := &unstructured.Unstructured{Object: deepCopyMap(r.sc.write.object)}
+	obj.SetNamespace(r.namespace)
+	if r.sc.write.generateName {
+		obj.SetName("")
+		obj.SetGenerateName("generated-")
+	} else if obj.GetName() == "" {
+		obj.SetName("object")
+	}
+	if r.sc.write.prepare != nil {
+		r.sc.write.prepare(obj)
+	}
+	return obj
+}
+
+// updatedObject is the object an UPDATE sends: the stored object, changed.
+func (r *scenarioRun) updatedObject() *unstructured.Unstructured {
+	obj := r.stored.DeepCopy()
+	r.sc.write.update(obj)
+	return obj
+}
+
+// record reads what the webhooks received and returns the UIDs of the calls.
+func (r *scenarioRun) record(out *outcome) []string {
+	out.Calls, out.Requests = map[string]int{}, map[string][]seenRequest{}
+	var uids []string
+	for _, p := range r.paths {
+		out.Calls[p] = r.server.Calls(p)
+		var seen []seenRequest
+		for _, req := range r.server.Requests(p) {
+			uids = append(uids, string(req.UID))
+			seen = append(seen, seenRequest{
+				Kind: req.Kind, Resource: req.Resource, SubResource: req.SubResource,
+				RequestKind: req.RequestKind, RequestResource: req.RequestResource, RequestSubResource: req.RequestSubResource,
+				Name: req.Name, Namespace: req.Namespace, Operation: req.Operation, UserInfo: req.UserInfo, DryRun: req.DryRun,
+				Options: decodeObject(req.Options.Raw), Object: r.normalise(decodeObject(req.Object.Raw)), OldObject: r.normalise(decodeObject(req.OldObject.Raw)),
+			})
+		}
+		out.Requests[p] = seen
+	}
+	return uids
+}
+
+// throughDispatcher admits the same write with dispatch.Dispatcher.Admit.
+func (r *scenarioRun) throughDispatcher(t *testing.T, generatedName string) (*outcome, *dispatch.Result, []string) {
+	t.Helper()
+	w := r.sc.write
+	mapper := r.suite.mapper
+	kind, err := mapper.KindFor(w.gvr, w.subresource)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &dispatch.Request{
+		Kind: kind, Resource: w.gvr, SubResource: w.subresource, Namespace: r.namespace, Operation: w.op,
+		DryRun: w.dryRun, UserInfo: r.userInfo, GeneratedName: generatedName,
+	}
+	var dryRun []string
+	if w.dryRun {
+		dryRun = []string{metav1.DryRunAll}
+	}
+	switch w.op {
+	case admissionv1.Create:
+		obj := r.newObject()
+		req.Name = obj.GetName()
+		req.Object = mustJSON(t, obj.Object)
+		req.Options = mustJSON(t, metav1.CreateOptions{TypeMeta: metav1.TypeMeta{Kind: "CreateOptions", APIVersion: "meta.k8s.io/v1"}, DryRun: dryRun})
+	case admissionv1.Update:
+		obj := r.updatedObject()
+		req.Name = obj.GetName()
+		req.Object, req.OldObject = mustJSON(t, obj.Object), mustJSON(t, r.stored.Object)
+		req.Options = mustJSON(t, metav1.UpdateOptions{TypeMeta: metav1.TypeMeta{Kind: "UpdateOptions", APIVersion: "meta.k8s.io/v1"}, DryRun: dryRun})
+	case admissionv1.Delete:
+		req.Name = r.stored.GetName()
+		req.OldObject = mustJSON(t, r.stored.Object)
+		req.Options = mustJSON(t, metav1.DeleteOptions{TypeMeta: metav1.TypeMeta{Kind: "DeleteOptions", APIVersion: "meta.k8s.io/v1"}, DryRun: dryRun})
+	}
+
+	d, err := dispatch.New(dispatch.Options{
+		Mutating: r.mutating, Validating: r.validating,
+		Namespaces: dispatch.ClientNamespaces{Client: env.Client},
+		Resources:  mapper, Converter: r.suite.converter,
+		Conditions: dispatch.CELConditions(nil),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	result, err := d.Admit(ctx, req)
+	if err != nil {
+		t.Fatalf("Admit: %v", err)
+	}
+	out := &outcome{Allowed: result.Allowed, Warnings: result.Warnings}
+	if result.Status != nil {
+		s := *result.Status
+		out.Status = &s
+	}
+	if len(out.Warnings) == 0 {
+		out.Warnings = nil // client-go reports no warnings as nil
+	}
+	if result.Allowed && w.op != admissionv1.Delete {
+		out.Object = r.normalise(decodeObject(result.Object))
+	}
+	uids := r.record(out)
+	return out, result, uids
+}
+
+// normalise keeps the parts of an object compared (see the top of this file).
+func (r *scenarioRun) normalise(obj map[string]any) map[string]any {
+	if obj == nil {
+		return nil
+	}
+	out := map[string]any{}
+	fields := r.sc.fields
+	if fields == nil {
+		fields = []string{"data"}
+	}
+	for _, f := range append([]string{"apiVersion", "kind"}, fields...) {
+		if v, ok := obj[f]; ok {
+			out[f] = v
+		}
+	}
+	if meta, ok := obj["metadata"].(map[string]any); ok {
+		kept := map[string]any{}
+		for _, f := range []string{"name", "generateName", "namespace", "labels", "annotations"} {
+			// An empty map of labels or annotations is no map: the apiserver's typed objects
+			// drop it when they are encoded, the dispatcher's JSON keeps what a patch left.
+			if v, ok := meta[f]; ok && !isEmptyMap(v) {
+				kept[f] = v
+			}
+		}
+		out["metadata"] = kept
+	}
+	return out
+}
+
+// checkWant checks the apiserver decided what the scenario expects.
+func (r *scenarioRun) checkWant(t *testing.T, apiserver *outcome) {
+	t.Helper()
+	want := r.sc.want
+	switch {
+	case want.code == 0 && !apiserver.Allowed:
+		t.Fatalf("kube-apiserver rejected the request, want admitted: %d %s", apiserver.Status.Code, apiserver.Status.Message)
+	case want.code != 0 && apiserver.Allowed:
+		t.Fatalf("kube-apiserver admitted the request, want %d %q", want.code, want.message)
+	case want.code != 0 && (apiserver.Status.Code != want.code || !strings.Contains(apiserver.Status.Message, want.message)):
+		t.Fatalf("kube-apiserver answered %d %q, want %d containing %q", apiserver.Status.Code, apiserver.Status.Message, want.code, want.message)
+	}
+	for path, n := range want.calls {
+		if got := apiserver.Calls[path]; got != n {
+			t.Errorf("kube-apiserver called %s %d times, want %d", path, got, n)
+		}
+	}
+}
+
+// withoutUIDs returns a copy of status whose messages say <uid> for each of uids.
+func withoutUIDs(status *metav1.Status, uids []string) *metav1.Status {
+	if status == nil {
+		return nil
+	}
+	s := status.DeepCopy()
+	s.TypeMeta, s.ListMeta = metav1.TypeMeta{}, metav1.ListMeta{}
+	replace := func(text string) string {
+		for _, uid := range uids {
+			text = strings.ReplaceAll(text, uid, "<uid>")
+		}
+		return text
+	}
+	s.Message = replace(s.Message)
+	if s.Details != nil {
+		for i := range s.Details.Causes {
+			s.Details.Causes[i].Message = replace(s.Details.Causes[i].Message)
+		}
+	}
+	return s
+}
+
+func isEmptyMap(v any) bool {
+	m, ok := v.(map[string]any)
+	return ok && len(m) == 0
+}
+
+func decodeObject(data []byte) map[string]any {
+	if len(data) == 0 || string(data) == "null" {
+		return nil
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(data, &obj); err != nil {
+		return map[string]any{"undecodable": string(data)}
+	}
+	return obj
+}
+
+func mustJSON(t *testing.T, v any) json.RawMessage {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func deepCopyMap(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return (&unstructured.Unstructured{Object: m}).DeepCopy().Object
+}
