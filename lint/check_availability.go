@@ -418,13 +418,13 @@ func checkReplicas(a *analysis) []finding {
 
 func checkDisruptionBudget(a *analysis) []finding {
 	return forServingWorkloads(a, func(c *configuration, w *webhook, wl *workload) (finding, bool) {
-		if wl.kind == "DaemonSet" || a.inv.disruptionBudgetFor(wl) != nil {
+		if wl.kind == "DaemonSet" || a.inv.disruptionBudgetFor(wl, w.backend.namespace) != nil {
 			return finding{}, false
 		}
 		return finding{
 			config: c, webhook: w, field: w.path().Child("clientConfig", "service").String(),
 			message: fmt.Sprintf("fails closed, and no PodDisruptionBudget in the input covers the pods of its server %s: a node drain may evict every replica at once", wl),
-			hint:    fmt.Sprintf("add a PodDisruptionBudget in %q selecting the server's pods (%s) with maxUnavailable: 1", wl.namespace, describeLabels(wl.templateLabels)),
+			hint:    fmt.Sprintf("add a PodDisruptionBudget in %q selecting the server's pods (%s) with maxUnavailable: 1", w.backend.namespace, describeLabels(wl.templateLabels)),
 		}, true
 	})
 }

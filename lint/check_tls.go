@@ -107,14 +107,14 @@ func (a *analysis) servingCerts(w *webhook, bundle []*x509.Certificate) []servin
 	}
 	if b := w.backend; b != nil {
 		for _, name := range a.mountedSecrets(b) {
-			if chain := a.inv.secrets[namespacedName{b.namespace, name}]; len(chain) > 0 {
+			if chain, _ := lookup(a.inv.secrets, b.namespace, name); len(chain) > 0 {
 				add(chain[0], fmt.Sprintf("Secret %q", b.namespace+"/"+name))
 			}
 		}
 		if len(b.workloads) == 0 {
 			for _, key := range sortedKeys(a.inv.secrets) {
 				chain := a.inv.secrets[key]
-				if key.namespace == b.namespace && len(chain) > 0 && issuedByAny(chain[0], bundle) {
+				if inNamespace(key.namespace, b.namespace) && len(chain) > 0 && issuedByAny(chain[0], bundle) {
 					add(chain[0], fmt.Sprintf("Secret %q", key.String()))
 				}
 			}
@@ -308,14 +308,15 @@ func (a *analysis) certificateSpecs(w *webhook) []*certificateSpec {
 	}
 	if ref, ok := w.config.annotations["cert-manager.io/inject-ca-from"]; ok {
 		if ns, name, ok := strings.Cut(ref, "/"); ok {
-			add(a.inv.certificates[namespacedName{ns, name}])
+			spec, _ := lookup(a.inv.certificates, ns, name)
+			add(spec)
 		}
 	}
 	if b := w.backend; b != nil {
 		for _, secret := range a.mountedSecrets(b) {
 			for _, key := range sortedKeys(a.inv.certificates) {
 				spec := a.inv.certificates[key]
-				if spec.name.namespace == b.namespace && spec.secretName == secret {
+				if inNamespace(spec.name.namespace, b.namespace) && spec.secretName == secret {
 					add(spec)
 				}
 			}

@@ -33,9 +33,31 @@ type inventory struct {
 	crds         []*apiextensionsv1.CustomResourceDefinition
 }
 
+// namespacedName names an object. The namespace is empty for an object the input gives none:
+// it takes the namespace it is applied to (kubectl apply -n, a kustomization's namespace), so
+// lookups in any namespace find it.
 type namespacedName struct{ namespace, name string }
 
-func (n namespacedName) String() string { return n.namespace + "/" + n.name }
+func (n namespacedName) String() string {
+	if n.namespace == "" {
+		return n.name
+	}
+	return n.namespace + "/" + n.name
+}
+
+// inNamespace says whether an object whose namespace is objectNamespace can be in namespace.
+func inNamespace(objectNamespace, namespace string) bool {
+	return objectNamespace == namespace || objectNamespace == ""
+}
+
+// lookup finds name in namespace, or an object of that name given without a namespace.
+func lookup[V any](m map[namespacedName]V, namespace, name string) (V, bool) {
+	if v, ok := m[namespacedName{namespace, name}]; ok {
+		return v, true
+	}
+	v, ok := m[namespacedName{"", name}]
+	return v, ok
+}
 
 // workload is what lint needs of a Deployment, StatefulSet or DaemonSet: its pods' labels and
 // the Secrets they mount, and how many replicas it runs.
@@ -47,7 +69,9 @@ type workload struct {
 	secretVolumes  []string
 }
 
-func (w *workload) String() string { return fmt.Sprintf("%s %s/%s", w.kind, w.namespace, w.name) }
+func (w *workload) String() string {
+	return w.kind + " " + namespacedName{w.namespace, w.name}.String()
+}
 
 // certificateSpec is the part of a cert-manager Certificate that says which names the issued
 // certificate will carry.
@@ -103,7 +127,7 @@ func (inv *inventory) add(u *unstructured.Unstructured) error {
 		if err := fromUnstructured(u, svc); err != nil {
 			return err
 		}
-		inv.services[namespacedName{namespaceOf(svc.Namespace), svc.Name}] = svc
+		inv.services[namespacedName{svc.Namespace, svc.Name}] = svc
 	case corev1.SchemeGroupVersion.WithKind("Secret"):
 		return inv.addSecret(u)
 	case appsv1.SchemeGroupVersion.WithKind("Deployment"):
@@ -137,7 +161,6 @@ func (inv *inventory) add(u *unstructured.Unstructured) error {
 		if err := fromUnstructured(u, pdb); err != nil {
 			return err
 		}
-		pdb.Namespace = namespaceOf(pdb.Namespace)
 		inv.pdbs = append(inv.pdbs, pdb)
 	case apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"):
 		crd := &apiextensionsv1.CustomResourceDefinition{}
@@ -150,7 +173,7 @@ func (inv *inventory) add(u *unstructured.Unstructured) error {
 }
 
 func newWorkload(kind string, meta metav1.ObjectMeta, replicas *int32, template corev1.PodTemplateSpec) *workload {
-	w := &workload{kind: kind, namespace: namespaceOf(meta.Namespace), name: meta.Name, replicas: replicas, templateLabels: labels.Set(template.Labels)}
+	w := &workload{kind: kind, namespace: meta.Namespace, name: meta.Name, replicas: replicas, templateLabels: labels.Set(template.Labels)}
 	for _, v := range template.Spec.Volumes {
 		if v.Secret != nil {
 			w.secretVolumes = append(w.secretVolumes, v.Secret.SecretName)
@@ -184,12 +207,12 @@ func (inv *inventory) addSecret(u *unstructured.Unstructured) error {
 	if err != nil {
 		return nil
 	}
-	inv.secrets[namespacedName{namespaceOf(s.Namespace), s.Name}] = chain
+	inv.secrets[namespacedName{s.Namespace, s.Name}] = chain
 	return nil
 }
 
 func (inv *inventory) addCertificate(u *unstructured.Unstructured) error {
-	spec := &certificateSpec{name: namespacedName{namespaceOf(u.GetNamespace()), u.GetName()}}
+	spec := &certificateSpec{name: namespacedName{u.GetNamespace(), u.GetName()}}
 	var err error
 	if spec.dnsNames, _, err = unstructured.NestedStringSlice(u.Object, "spec", "dnsNames"); err != nil {
 		return fmt.Errorf("spec.dnsNames: %w", err)
@@ -211,14 +234,6 @@ func fromUnstructured(u *unstructured.Unstructured, into any) error {
 	return nil
 }
 
-// namespaceOf is where kubectl puts an object without a namespace.
-func namespaceOf(ns string) string {
-	if ns == "" {
-		return metav1.NamespaceDefault
-	}
-	return ns
-}
-
 // namespaceLabels returns the labels of a namespace: those of the input's Namespace object, or
 // only the automatic kubernetes.io/metadata.name label for a namespace the input does not have.
 // The second result says whether the Namespace was in the input.
@@ -229,15 +244,15 @@ func (inv *inventory) namespaceLabels(name string) (labels.Set, bool) {
 	return labels.Set{corev1.LabelMetadataName: name}, false
 }
 
-// selectedWorkloads returns the workloads in svc's namespace whose pods svc selects.
-func (inv *inventory) selectedWorkloads(svc *corev1.Service) []*workload {
+// selectedWorkloads returns the workloads in namespace whose pods svc selects.
+func (inv *inventory) selectedWorkloads(svc *corev1.Service, namespace string) []*workload {
 	if len(svc.Spec.Selector) == 0 {
 		return nil
 	}
 	selector := labels.SelectorFromSet(svc.Spec.Selector)
 	var out []*workload
 	for _, w := range inv.workloads {
-		if w.namespace == namespaceOf(svc.Namespace) && selector.Matches(w.templateLabels) {
+		if inNamespace(w.namespace, namespace) && selector.Matches(w.templateLabels) {
 			out = append(out, w)
 		}
 	}
@@ -247,17 +262,18 @@ func (inv *inventory) selectedWorkloads(svc *corev1.Service) []*workload {
 // workloadsIn says whether the input has any workload in the namespace.
 func (inv *inventory) workloadsIn(namespace string) bool {
 	for _, w := range inv.workloads {
-		if w.namespace == namespace {
+		if inNamespace(w.namespace, namespace) {
 			return true
 		}
 	}
 	return false
 }
 
-// disruptionBudgetFor returns a PodDisruptionBudget covering the workload's pods, or nil.
-func (inv *inventory) disruptionBudgetFor(w *workload) *policyv1.PodDisruptionBudget {
+// disruptionBudgetFor returns a PodDisruptionBudget in namespace covering the workload's pods,
+// or nil.
+func (inv *inventory) disruptionBudgetFor(w *workload, namespace string) *policyv1.PodDisruptionBudget {
 	for _, pdb := range inv.pdbs {
-		if pdb.Namespace != w.namespace || pdb.Spec.Selector == nil {
+		if !inNamespace(pdb.Namespace, namespace) || pdb.Spec.Selector == nil {
 			continue
 		}
 		// In policy/v1 an empty selector selects every pod of the namespace.

@@ -101,11 +101,11 @@ func newBackend(ref *admissionregistrationv1.ServiceReference, inv *inventory) *
 	if ref.Port != nil {
 		b.port = *ref.Port
 	}
-	b.svc = inv.services[b.key()]
+	b.svc, _ = lookup(inv.services, b.namespace, b.service)
 	if b.svc == nil {
 		return b
 	}
-	b.workloads = inv.selectedWorkloads(b.svc)
+	b.workloads = inv.selectedWorkloads(b.svc, b.namespace)
 	switch {
 	case len(b.workloads) > 0:
 		b.podLabels = b.workloads[0].templateLabels
