@@ -72,6 +72,10 @@ func (c *call) answer(w http.ResponseWriter, r *http.Request, review *admissionv
 		setPatch(MissingPathPatch)
 	case "emptyPatch":
 		setPatch(`[]`)
+	case "unsupportedPatchType":
+		// A well-formed JSON patch, so that only its type is wrong.
+		mergePatch := admissionv1.PatchType("MergePatch")
+		resp.Patch, resp.PatchType = []byte(setLabelPatch(review.Request.Object.Raw, "webhooktest", "patched")), &mergePatch
 	case "patchWithoutType":
 		resp.Patch = []byte(setLabelPatch(review.Request.Object.Raw, "webhooktest", "patched"))
 	}

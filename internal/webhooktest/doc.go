@@ -1,8 +1,9 @@
 // Package webhooktest serves fake admission webhooks for tests of admission callers: kube-apiserver
 // itself, or admit's dispatcher. One Server answers every webhook of a test, over real TLS on
 // 127.0.0.1 with a fresh CA, and the URL path of each webhook's clientConfig chooses how it answers.
-// The server counts the calls and records the AdmissionRequests it receives per path, so a test can
-// run the same admission through two callers and compare what each webhook saw.
+// The server counts the calls and records the AdmissionRequests (and the timeout each caller said it
+// would wait) it receives per path, so a test can run the same admission through two callers and
+// compare what each webhook saw.
 //
 // # Paths
 //
@@ -26,6 +27,7 @@
 //	/missingPathPatch               a patch adding below a path no object has
 //	/emptyPatch                     patch `[]`
 //	/patchWithoutType               a patch without patchType
+//	/unsupportedPatchType           a JSON patch labelled patchType MergePatch
 //
 // Parameters, on any behaviour that answers with a response (allow, deny and the patches):
 //

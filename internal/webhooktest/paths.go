@@ -26,6 +26,8 @@ const (
 	PathMissingPathPatch = "/missingPathPatch"
 	PathEmptyPatch       = "/emptyPatch"
 	PathPatchWithoutType = "/patchWithoutType"
+	// PathUnsupportedPatchType answers a JSON patch labelled MergePatch, a type admission does not take.
+	PathUnsupportedPatchType = "/unsupportedPatchType"
 )
 
 // Texts the fixed behaviours answer with, for tests that assert on them.

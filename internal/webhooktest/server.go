@@ -34,6 +34,7 @@ type Server struct {
 	mu       sync.Mutex
 	calls    map[string]int
 	requests map[string][]*admissionv1.AdmissionRequest
+	timeouts map[string][]string
 }
 
 // NewServer starts a server on a free port of 127.0.0.1 with a new CA. Close it when done.
@@ -50,7 +51,8 @@ func NewServer() (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading the webhooktest serving certificate: %w", err)
 	}
-	s := &Server{CABundle: ca.CertPEM(), calls: map[string]int{}, requests: map[string][]*admissionv1.AdmissionRequest{}}
+	s := &Server{CABundle: ca.CertPEM()}
+	s.Reset()
 	s.server = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
 	// Callers that give up (timeouts, canceled requests) close connections; that is not news.
 	s.server.Config.ErrorLog = log.New(io.Discard, "", 0)
@@ -100,6 +102,14 @@ func (s *Server) Requests(path string) []*admissionv1.AdmissionRequest {
 	return out
 }
 
+// Timeouts returns the timeout query parameter of each call to path, in arrival order: how long
+// the caller said it would wait ("" when it did not say).
+func (s *Server) Timeouts(path string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.timeouts[canonical(path)]...)
+}
+
 // Reset forgets the calls and requests recorded so far, so that one server can serve two
 // callers of the same admission in turn (busyOnce is busy again after a Reset).
 func (s *Server) Reset() {
@@ -107,14 +117,16 @@ func (s *Server) Reset() {
 	defer s.mu.Unlock()
 	s.calls = map[string]int{}
 	s.requests = map[string][]*admissionv1.AdmissionRequest{}
+	s.timeouts = map[string][]string{}
 }
 
 // record counts a call to path and returns its number, 1 for the first.
-func (s *Server) record(path string, req *admissionv1.AdmissionRequest) int {
+func (s *Server) record(path, timeout string, req *admissionv1.AdmissionRequest) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls[path]++
 	s.requests[path] = append(s.requests[path], req.DeepCopy())
+	s.timeouts[path] = append(s.timeouts[path], timeout)
 	return s.calls[path]
 }
 
@@ -133,7 +145,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "webhooktest: the AdmissionReview has no request", http.StatusBadRequest)
 		return
 	}
-	n := s.record(canonical(r.URL.Path), review.Request)
+	n := s.record(canonical(r.URL.Path), r.URL.Query().Get("timeout"), review.Request)
 	call.answer(w, r, &review, n)
 }
 
@@ -148,7 +160,7 @@ type call struct {
 func arity(behaviour string) (n int, ok bool) {
 	switch behaviour {
 	case "allow", "allowTextPlain", "allowYAML", "deny", "busyOnce", "internalError", "statusError", "invalidJSON", "absentResponse",
-		"emptyBody", "wrongUID", "undecodablePatch", "missingPathPatch", "emptyPatch", "patchWithoutType":
+		"emptyBody", "wrongUID", "undecodablePatch", "missingPathPatch", "emptyPatch", "patchWithoutType", "unsupportedPatchType":
 		return 0, true
 	case "removeLabel", "sleep":
 		return 1, true

@@ -64,6 +64,8 @@ func decodeReview(t *testing.T, data []byte) admissionv1.AdmissionReview {
 	return review
 }
 
+func ptr[T any](v T) *T { return &v }
+
 const labelled = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm","labels":{"a":"b"}}}`
 const unlabelled = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm"}}`
 
@@ -127,6 +129,11 @@ func TestAnswers(t *testing.T) {
 		{
 			name: "patch without type", path: PathPatchWithoutType, object: labelled,
 			want: &admissionv1.AdmissionResponse{UID: "uid-1", Allowed: true, Patch: []byte(`[{"op":"add","path":"/metadata/labels/webhooktest","value":"patched"}]`)},
+		},
+		{
+			name: "unsupported patch type", path: PathUnsupportedPatchType, object: labelled,
+			want: &admissionv1.AdmissionResponse{UID: "uid-1", Allowed: true, PatchType: ptr(admissionv1.PatchType("MergePatch")),
+				Patch: []byte(`[{"op":"add","path":"/metadata/labels/webhooktest","value":"patched"}]`)},
 		},
 		{name: "wrong uid", path: PathWrongUID, want: &admissionv1.AdmissionResponse{UID: WrongUID, Allowed: true}},
 		{name: "absent response", path: PathAbsentResponse, want: nil},
@@ -226,6 +233,9 @@ func TestRecordsPerPath(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{labelled, unlabelled}, objects); diff != "" {
 		t.Errorf("recorded objects (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"10s", "10s"}, s.Timeouts(deny)); diff != "" {
+		t.Errorf("timeouts (-want +got):\n%s", diff)
 	}
 	// Requests returns copies: changing them does not change the record.
 	s.Requests(deny)[0].Name = "changed"

@@ -165,6 +165,26 @@ func TestDifferentialDispatcherMatchesAPIServer(t *testing.T) {
 			want:     want{calls: map[string]int{wt.SetLabel("a", "1"): 1}},
 		},
 		{
+			name:     "reinvocation: two IfNeeded webhooks fighting over a label run twice each, the later wins",
+			mutating: one(ifNeeded(hook{name: "a", path: wt.SetLabel("x", "a")}), ifNeeded(hook{name: "b", path: wt.SetLabel("x", "b")})),
+			write:    createConfigMap(),
+			want:     want{calls: map[string]int{wt.SetLabel("x", "a"): 2, wt.SetLabel("x", "b"): 2}},
+		},
+		{
+			name: "reinvocation re-evaluates the objectSelector",
+			mutating: one(ifNeeded(hook{name: "a", path: wt.SetLabel("a", "1"), objectSelector: gate}),
+				hook{name: "ungate", path: wt.RemoveLabel("gate")}),
+			write: write{op: admissionv1.Create, gvr: configMapsGVR, object: configMapObject(map[string]any{"gate": "on"})},
+			want:  want{calls: map[string]int{wt.SetLabel("a", "1"): 1, wt.RemoveLabel("gate"): 1}},
+		},
+		{
+			name: "reinvocation never calls a webhook skipped in the first round",
+			mutating: one(ifNeeded(hook{name: "a", path: wt.SetLabel("a", "1"), objectSelector: gate}),
+				hook{name: "gate", path: wt.SetLabel("gate", "on")}),
+			write: createConfigMap(),
+			want:  want{calls: map[string]int{wt.SetLabel("a", "1"): 0, wt.SetLabel("gate", "on"): 1}},
+		},
+		{
 			name: "objectSelector sees the object an earlier webhook changed",
 			mutating: one(hook{name: "ungate", path: wt.RemoveLabel("gate")},
 				hook{name: "gated", path: wt.Deny(wt.Message("gated")), objectSelector: gate}),
@@ -274,12 +294,37 @@ func TestDifferentialDispatcherMatchesAPIServer(t *testing.T) {
 			want:   want{calls: map[string]int{wt.SetLabel("seen", "yes"): 1}},
 		},
 
+		{
+			name: "Equivalent: a custom resource reaches a rule on another version, converted by conversion None",
+			crd:  conversionNoneCRD("gizmos", "Gizmo"),
+			mutating: one(hook{name: "gizmo", path: wt.SetLabel("seen", "v1"),
+				rules: []admissionregistrationv1.RuleWithOperations{rule(admissionregistrationv1.Create, "diff.e2e.admit.dev", "v1", "gizmos")}}),
+			write: write{op: admissionv1.Create, gvr: schema.GroupVersionResource{Group: "diff.e2e.admit.dev", Version: "v2", Resource: "gizmos"},
+				object: map[string]any{"apiVersion": "diff.e2e.admit.dev/v2", "kind": "Gizmo", "metadata": map[string]any{"name": "g"},
+					"spec": map[string]any{"size": int64(3)}}},
+			fields: []string{"spec"},
+			want:   want{calls: map[string]int{wt.SetLabel("seen", "v1"): 1}},
+			check: func(t *testing.T, apiserver *outcome) {
+				got := apiserver.Requests[wt.SetLabel("seen", "v1")][0]
+				if got.Kind.Version != "v1" || got.RequestKind.Version != "v2" || got.Object["apiVersion"] != "diff.e2e.admit.dev/v1" {
+					t.Errorf("the webhook got kind %v requestKind %v object %v, want v1, v2 and a v1 object", got.Kind, got.RequestKind, got.Object["apiVersion"])
+				}
+			},
+		},
+
 		// matchConditions: false skips, errors follow failurePolicy.
 		{
 			name:       "matchConditions true: called",
 			validating: one(hook{name: "cel", path: wt.Deny(wt.Message("matched")), matchConditions: []admissionregistrationv1.MatchCondition{condition("named-cm", "object.metadata.name == 'cm'")}}),
 			write:      createConfigMap(),
 			want:       want{code: 400, message: denied("cel") + ": matched"},
+		},
+		{
+			name: "matchConditions see the request and a null oldObject on CREATE",
+			validating: one(hook{name: "cel", path: wt.Deny(wt.Message("matched")), matchConditions: []admissionregistrationv1.MatchCondition{
+				condition("create", "request.operation == 'CREATE' && oldObject == null && request.userInfo.username != ''")}}),
+			write: createConfigMap(),
+			want:  want{code: 400, message: denied("cel") + ": matched"},
 		},
 		{
 			name:       "matchConditions false: skipped",
@@ -343,6 +388,24 @@ func TestDifferentialDispatcherMatchesAPIServer(t *testing.T) {
 			mutating: one(hook{name: "typeless", path: wt.PathPatchWithoutType}),
 			write:    createConfigMap(),
 			want:     want{code: 500, message: "webhook returned response.patch but not response.patchType"},
+		},
+		{
+			name:     "an unsupported patch type",
+			mutating: one(hook{name: "merge", path: wt.PathUnsupportedPatchType}),
+			write:    createConfigMap(),
+			want:     want{code: 500, message: failedCalling("merge") + `unsupported patch type "MergePatch"`},
+		},
+		{
+			name:     "admission.k8s.io/v1beta1 takes a patch without patchType as a JSON patch",
+			mutating: one(hook{name: "beta", path: wt.PathPatchWithoutType, reviewVersions: []string{"v1beta1"}}),
+			write:    createConfigMap(),
+			want:     want{calls: map[string]int{wt.PathPatchWithoutType: 1}},
+		},
+		{
+			name:       "a URL path with a trailing slash",
+			validating: one(hook{name: "slash", path: wt.Deny(wt.Message("slash")) + "/"}),
+			write:      createConfigMap(),
+			want:       want{code: 400, message: denied("slash") + ": slash"},
 		},
 		{
 			name:       "500 with a text body",
@@ -476,6 +539,17 @@ func TestDifferentialDispatcherMatchesAPIServer(t *testing.T) {
 			check: func(t *testing.T, apiserver *outcome) {
 				if got := strings.Join(apiserver.Warnings, "|"); !strings.Contains(got, "first|second|from a patch") || !strings.Contains(got, "third") {
 					t.Errorf("kube-apiserver sent warnings %q", apiserver.Warnings)
+				}
+			},
+		},
+		{
+			name: "warnings past the 4096-rune budget are cut to 256 runes, then dropped",
+			validating: one(hook{name: "verbose", path: wt.Allow(wt.Warning(strings.Repeat("a", 3000)), wt.Warning(strings.Repeat("b", 3000)),
+				wt.Warning("short"))}),
+			write: createConfigMap(),
+			check: func(t *testing.T, apiserver *outcome) {
+				if len(apiserver.Warnings) != 3 || len(apiserver.Warnings[0]) != 256 {
+					t.Errorf("kube-apiserver sent %d warnings, the first of %d runes; want 3, cut to 256", len(apiserver.Warnings), len(apiserver.Warnings[0]))
 				}
 			},
 		},

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -42,8 +44,8 @@ import (
 //     message, details) with apiVersion/kind cleared (client-go fills them) and the random UID of
 //     each webhook call replaced by <uid> wherever a message quotes it;
 //   - the warnings, in order (client-go's WarningHandler on the apiserver side);
-//   - the number of calls each webhook received, and every AdmissionRequest it received, without
-//     its uid (random per call);
+//   - the number of calls each webhook received, the timeout each call announced, and every
+//     AdmissionRequest it received, without its uid (random per call);
 //   - the object: the admitted one the apiserver returns against Result.Object, and the object and
 //     oldObject in each AdmissionRequest. Only what webhooks write and what conversion produces is
 //     compared: apiVersion, kind, metadata name/generateName/namespace/labels/annotations, and the
@@ -56,7 +58,7 @@ import (
 // the client sent it, the stored object as oldObject, the options the client sent, the requesting
 // user (read from a readiness marker's AdmissionReview), the generated name of a generateName
 // CREATE, namespace labels read live (dispatch.ClientNamespaces), the built-in resource mapper
-// and convert.Converter for matchPolicy Equivalent, and CEL matchConditions with no authorizer.
+// (with the scenario's CRD) and convert.Converter for matchPolicy Equivalent, and CEL matchConditions with no authorizer.
 
 // diffSuffix ends the name of every webhook of the suite: names need three DNS segments.
 const diffSuffix = ".diff.e2e.admit.dev"
@@ -134,6 +136,8 @@ type differential struct {
 	want   want
 	// check asserts more on the apiserver's outcome, e.g. what a webhook received.
 	check func(t *testing.T, apiserver *outcome)
+	// crd is created for the scenario and known to the dispatcher's mapper and converter.
+	crd *apiextensionsv1.CustomResourceDefinition
 	// compareStatus replaces the equality of the two statuses, for the one documented difference.
 	compareStatus func(t *testing.T, apiserver, dispatcher *metav1.Status, result *dispatch.Result)
 }
@@ -146,6 +150,8 @@ type outcome struct {
 	Object   map[string]any
 	Calls    map[string]int
 	Requests map[string][]seenRequest
+	// Timeouts are the timeout query parameters the webhooks were called with.
+	Timeouts map[string][]string
 }
 
 // seenRequest is an AdmissionRequest as a webhook received it, without its uid.
@@ -170,8 +176,8 @@ type differentialSuite struct {
 	markersNamespace string
 	markersLabel     map[string]string
 	dynamic          dynamic.Interface
-	mapper           dispatch.ResourceMapper
-	converter        dispatch.Converter
+	builtin          *resources.Mapper
+	converter        *convert.Converter
 }
 
 func newDifferentialSuite(t *testing.T) *differentialSuite {
@@ -191,7 +197,7 @@ func newDifferentialSuite(t *testing.T) *differentialSuite {
 	name := "diff-markers-" + rand.String(6)
 	label := map[string]string{"admit-e2e-diff-markers": name}
 	createNamespace(t, name, label)
-	return &differentialSuite{markersNamespace: name, markersLabel: label, dynamic: client, mapper: mapper, converter: converter}
+	return &differentialSuite{markersNamespace: name, markersLabel: label, dynamic: client, builtin: mapper, converter: converter}
 }
 
 // createNamespace creates a namespace with labels and its default ServiceAccount (no controller
@@ -227,6 +233,9 @@ type scenarioRun struct {
 	stored *unstructured.Unstructured
 	// paths are the webhooktest paths of the scenario's webhooks.
 	paths []string
+	// mapper and converter are the suite's, with the scenario's CRD.
+	mapper    *resources.Mapper
+	converter *convert.Converter
 }
 
 // run runs one scenario: set up, admit through the apiserver, admit through the dispatcher, compare.
@@ -239,6 +248,17 @@ func (suite *differentialSuite) run(t *testing.T, sc *differential) {
 	}
 	createNamespace(t, r.namespace, labels)
 	r.unreachableURL = unreachableURL(t)
+	r.mapper, r.converter = suite.builtin, suite.converter
+	if sc.crd != nil {
+		createCRD(t, sc.crd)
+		var err error
+		if r.mapper, err = suite.builtin.WithCRDs(sc.crd); err != nil {
+			t.Fatal(err)
+		}
+		if r.converter, err = convert.New(sc.crd); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if sc.write.existing != nil {
 		r.createExisting(t)
 	}
@@ -352,6 +372,11 @@ func (r *scenarioRun) webhook(h hook) admissionregistrationv1.ValidatingWebhook 
 		cc.URL = &u
 	} else {
 		r.paths = append(r.paths, h.path)
+		// kube-apiserver cleans the URL's path (client-go joins it): record what reaches the
+		// cleaned path too, so that a caller that does not is seen calling elsewhere.
+		if cleaned := path.Clean(h.path); cleaned != h.path {
+			r.paths = append(r.paths, cleaned)
+		}
 	}
 	w := admissionregistrationv1.ValidatingWebhook{
 		Name:                    h.name + diffSuffix,
@@ -531,10 +556,11 @@ func (r *scenarioRun) updatedObject() *unstructured.Unstructured {
 
 // record reads what the webhooks received and returns the UIDs of the calls.
 func (r *scenarioRun) record(out *outcome) []string {
-	out.Calls, out.Requests = map[string]int{}, map[string][]seenRequest{}
+	out.Calls, out.Requests, out.Timeouts = map[string]int{}, map[string][]seenRequest{}, map[string][]string{}
 	var uids []string
 	for _, p := range r.paths {
 		out.Calls[p] = r.server.Calls(p)
+		out.Timeouts[p] = r.server.Timeouts(p)
 		var seen []seenRequest
 		for _, req := range r.server.Requests(p) {
 			uids = append(uids, string(req.UID))
@@ -554,8 +580,7 @@ func (r *scenarioRun) record(out *outcome) []string {
 func (r *scenarioRun) throughDispatcher(t *testing.T, generatedName string) (*outcome, *dispatch.Result, []string) {
 	t.Helper()
 	w := r.sc.write
-	mapper := r.suite.mapper
-	kind, err := mapper.KindFor(w.gvr, w.subresource)
+	kind, err := r.mapper.KindFor(w.gvr, w.subresource)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -587,7 +612,7 @@ func (r *scenarioRun) throughDispatcher(t *testing.T, generatedName string) (*ou
 	d, err := dispatch.New(dispatch.Options{
 		Mutating: r.mutating, Validating: r.validating,
 		Namespaces: dispatch.ClientNamespaces{Client: env.Client},
-		Resources:  mapper, Converter: r.suite.converter,
+		Resources:  r.mapper, Converter: r.converter,
 		Conditions: dispatch.CELConditions(nil),
 	})
 	if err != nil {
