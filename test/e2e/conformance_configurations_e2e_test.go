@@ -350,17 +350,17 @@ func testInvalidMatchConditions(t *testing.T, server *conformanceServer) {
 		}
 		mustContain(t, err.Error(), "matchConditions[0].expression", "compilation failed")
 	}
+	validating := s.validating(configMapPolicyWebhook)
+	validating.MatchConditions = badMatchCondition
+	mutating := s.mutating(configMapStage1Webhook)
+	mutating.MatchConditions = badMatchCondition
 	t.Run("validating", func(t *testing.T) {
-		w := s.validating(configMapPolicyWebhook)
-		w.MatchConditions = badMatchCondition
-		config := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: s.configurationName("bad-validating")}, Webhooks: []admissionregistrationv1.ValidatingWebhook{w}}
+		config := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: s.configurationName("bad-validating")}, Webhooks: []admissionregistrationv1.ValidatingWebhook{validating}}
 		_, err := env.Client.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, config, metav1.CreateOptions{})
 		checkRejected(t, err)
 	})
 	t.Run("mutating", func(t *testing.T) {
-		w := s.mutating(configMapStage1Webhook)
-		w.MatchConditions = badMatchCondition
-		config := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: s.configurationName("bad-mutating")}, Webhooks: []admissionregistrationv1.MutatingWebhook{w}}
+		config := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: s.configurationName("bad-mutating")}, Webhooks: []admissionregistrationv1.MutatingWebhook{mutating}}
 		_, err := env.Client.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, config, metav1.CreateOptions{})
 		checkRejected(t, err)
 	})

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -113,8 +114,8 @@ func testDenyPodAndConfigMapCreation(t *testing.T, server *conformanceServer) {
 			t.Fatalf("stored data changed by denied requests (-want +got):\n%s", diff)
 		}
 	})
+	skipped := s.createNamespace("skipped", map[string]string{s.key: "true", skipAdmissionLabel: "yes"})
 	t.Run("a namespace exempted by the selector is not sent to the webhook", func(t *testing.T) {
-		skipped := s.createNamespace("skipped", map[string]string{s.key: "true", skipAdmissionLabel: "yes"})
 		_, err := env.Client.CoreV1().ConfigMaps(skipped).Create(ctx, newConfigMap("disallowed", map[string]string{policyKey: disallowed}), metav1.CreateOptions{})
 		mustSucceed(t, "creating a non-compliant configmap in an exempt namespace", err)
 	})
@@ -132,18 +133,11 @@ func testDenyAttachingPod(t *testing.T, server *conformanceServer) {
 	// for the pod to run.
 	attach := func(stdin bool) error {
 		return env.Client.CoreV1().RESTClient().Post().Namespace(s.namespace).Resource("pods").Name(pod.Name).SubResource("attach").
-			Param("container", "container1").Param("stdin", boolParam(stdin)).Param("stdout", "true").Do(ctx).Error()
+			Param("container", "container1").Param("stdin", strconv.FormatBool(stdin)).Param("stdout", "true").Do(ctx).Error()
 	}
 	mustFailWith(t, "attaching interactively", attach(true), `admission webhook "`+attachPolicyWebhook+`" denied the request: attaching to pod 'to-be-attached-pod' is not allowed`)
 	// The webhook lets this one through; the apiserver then fails it for want of a node.
 	mustFailWith(t, "attaching without stdin", attach(false), "pod to-be-attached-pod does not have a host assigned")
-}
-
-func boolParam(b bool) string {
-	if b {
-		return "true"
-	}
-	return "false"
 }
 
 func testFailClosedWebhook(t *testing.T, server *conformanceServer) {

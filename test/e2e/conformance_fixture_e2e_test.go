@@ -45,6 +45,7 @@ type scenario struct {
 	markers string
 }
 
+// newScenario creates the namespaces of a new scenario, which are deleted when t ends.
 func newScenario(t *testing.T, server *conformanceServer) *scenario {
 	t.Helper()
 	s := &scenario{t: t, server: server, key: "conformance-" + rand.String(8)}

@@ -8,15 +8,19 @@ import (
 	"fmt"
 	"testing"
 
+	gocmp "github.com/google/go-cmp/cmp"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
+
+	dispatchconfig "github.com/admitkit/admit/dispatch/config"
+	"github.com/admitkit/admit/lint"
 )
 
-// runlevelLabel labels a namespace with its runlevel; it is the key lint/ documents
-// (lint.RunlevelLabel).
-const runlevelLabel = "admit.dev/runlevel"
+// runlevelLabel labels a namespace with its runlevel: the key admit lint reads.
+const runlevelLabel = lint.RunlevelLabel
 
 // webhookServerRunlevel is the runlevel of namespaces hosting webhook servers: a configuration
 // whose server runs there must exempt it and every level below.
@@ -45,11 +49,12 @@ func testRunlevelBootstrapping(t *testing.T, server *conformanceServer) {
 		policy.NamespaceSelector.MatchExpressions = []metav1.LabelSelectorRequirement{{
 			Key: runlevelLabel, Operator: metav1.LabelSelectorOpNotIn, Values: runlevelsUpTo(webhookServerRunlevel),
 		}}
-		s.installValidating(s.validatingConfiguration(s.configurationName("runlevel-exempt"), policy))
+		stored := s.installValidating(s.validatingConfiguration(s.configurationName("runlevel-exempt"), policy))
 
 		tests := []struct {
-			runlevel string // "" for a namespace without the label
-			admitted bool
+			runlevel  string // "" for a namespace without the label
+			admitted  bool
+			namespace string
 		}{
 			{runlevel: "0", admitted: true},
 			{runlevel: "1", admitted: true},
@@ -57,14 +62,18 @@ func testRunlevelBootstrapping(t *testing.T, server *conformanceServer) {
 			{runlevel: "3", admitted: false},
 			{runlevel: "", admitted: false},
 		}
+		var namespaces []string
+		for i, tt := range tests {
+			labels := s.selected()
+			if tt.runlevel != "" {
+				labels[runlevelLabel] = tt.runlevel
+			}
+			tests[i].namespace = s.createNamespace("runlevel", labels)
+			namespaces = append(namespaces, tests[i].namespace)
+		}
 		for _, tt := range tests {
 			t.Run("runlevel "+cmp.Or(tt.runlevel, "unset"), func(t *testing.T) {
-				labels := s.selected()
-				if tt.runlevel != "" {
-					labels[runlevelLabel] = tt.runlevel
-				}
-				ns := s.createNamespace("runlevel", labels)
-				_, err := env.Client.CoreV1().Pods(ns).Create(context.Background(), newPod("app", nil, "app"), metav1.CreateOptions{})
+				_, err := env.Client.CoreV1().Pods(tt.namespace).Create(context.Background(), newPod("app", nil, "app"), metav1.CreateOptions{})
 				if tt.admitted {
 					mustSucceed(t, "creating a pod in an exempt namespace while the webhook is down", err)
 					return
@@ -72,18 +81,60 @@ func testRunlevelBootstrapping(t *testing.T, server *conformanceServer) {
 				mustFailClosed(t, err, policy.Name)
 			})
 		}
+		if findings := lowerRunlevelFindings(t, stored, namespaces...); len(findings) != 0 {
+			t.Fatalf("lint flags the exempting configuration: %+v", findings)
+		}
 	})
 
 	t.Run("a configuration without the exemption blocks pods at runlevel 1", func(t *testing.T) {
 		t.Parallel()
 		s := newScenario(t, server)
 		policy := s.downPodPolicy(downURL)
-		s.installValidating(s.validatingConfiguration(s.configurationName("runlevel-blind"), policy))
+		stored := s.installValidating(s.validatingConfiguration(s.configurationName("runlevel-blind"), policy))
 
 		ns := s.createNamespace("runlevel", map[string]string{s.key: "true", runlevelLabel: "1"})
 		_, err := env.Client.CoreV1().Pods(ns).Create(context.Background(), newPod("app", nil, "app"), metav1.CreateOptions{})
 		mustFailClosed(t, err, policy.Name)
+
+		// What the apiserver just did, lint predicts from the configuration and the namespace.
+		type view struct{ Rule, Webhook, Field string }
+		var got []view
+		for _, f := range lowerRunlevelFindings(t, stored, ns) {
+			got = append(got, view{f.Rule, f.Webhook, f.Field})
+			mustContain(t, f.Message, ns)
+		}
+		want := []view{{lowerRunlevelRule, policy.Name, "webhooks[0].namespaceSelector"}}
+		if diff := gocmp.Diff(want, got); diff != "" {
+			t.Fatalf("lint findings (-want +got):\n%s", diff)
+		}
 	})
+}
+
+// lowerRunlevelRule is lint's rule against fail-closed webhooks that intercept namespaces at or
+// below their configuration's runlevel.
+const lowerRunlevelRule = "B03"
+
+// lowerRunlevelFindings lints the stored configuration together with the live namespaces, the
+// input admit lint reads from a cluster, and returns the findings of lowerRunlevelRule.
+func lowerRunlevelFindings(t *testing.T, stored *admissionregistrationv1.ValidatingWebhookConfiguration, namespaces ...string) []lint.Finding {
+	t.Helper()
+	objects := []runtime.Object{stored}
+	for _, name := range namespaces {
+		ns, err := env.Client.CoreV1().Namespaces().Get(context.Background(), name, metav1.GetOptions{})
+		mustSucceed(t, "reading namespace "+name, err)
+		objects = append(objects, ns)
+	}
+	set, err := dispatchconfig.FromObjects(objects...)
+	mustSucceed(t, "building the lint input", err)
+	findings, err := lint.Run(set, lint.Options{})
+	mustSucceed(t, "linting", err)
+	var out []lint.Finding
+	for _, f := range findings {
+		if f.Rule == lowerRunlevelRule && f.Suppressed == lint.NotSuppressed {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // mustFailClosed fails t unless err is the internal error of a failed call to webhook.

@@ -84,7 +84,6 @@ func widgetStageWebhook(kind schema.GroupVersionKind, stage int) string {
 // the registry describes as they are: they take single webhooks from them as templates and scope
 // them with their own selectors.
 type conformanceServer struct {
-	served     servedWebhooks
 	validating map[string]admissionregistrationv1.ValidatingWebhook
 	mutating   map[string]admissionregistrationv1.MutatingWebhook
 }
@@ -110,7 +109,6 @@ func startConformanceServer(t *testing.T) *conformanceServer {
 		t.Fatal(err)
 	}
 	server := &conformanceServer{
-		served:     served,
 		validating: map[string]admissionregistrationv1.ValidatingWebhook{},
 		mutating:   map[string]admissionregistrationv1.MutatingWebhook{},
 	}
