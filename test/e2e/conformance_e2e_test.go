@@ -96,7 +96,8 @@ func testDenyPodAndConfigMapCreation(t *testing.T, server *conformanceServer) {
 		mustFailWith(t, "creating a non-compliant configmap", err, "the configmap contains unwanted key and value")
 	})
 	t.Run("a compliant configmap is admitted; updating or patching it to a non-compliant one is denied", func(t *testing.T) {
-		// Admitted although the fail-open webhook, which matches it too, cannot be called.
+		// Admitted although the fail-open webhook, which matches it too, cannot be called (the
+		// fail-closed scenario shows the same webhook under failurePolicy Fail).
 		cm, err := configMapClient.Create(ctx, newConfigMap("allowed", map[string]string{policyKey: permitted}), metav1.CreateOptions{})
 		mustSucceed(t, "creating a compliant configmap", err)
 

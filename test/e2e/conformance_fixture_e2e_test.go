@@ -32,7 +32,8 @@ const (
 
 // scenario is what one conformance scenario owns, so that scenarios can run side by side: a label
 // key no other scenario uses, a namespace its webhooks are scoped to, and a namespace for the
-// readiness markers of its configurations.
+// readiness markers of its configurations. Its methods fail the scenario's test, so they must be
+// called from the scenario's goroutine, not from its subtests.
 type scenario struct {
 	t      *testing.T
 	server *conformanceServer
