@@ -64,8 +64,8 @@ func checkOwnNamespace(a *analysis) []finding {
 			}
 			out = append(out, finding{
 				config: c, webhook: w, field: w.path().Child("namespaceSelector").String(),
-				message: fmt.Sprintf("fails closed and intercepts %s in %q, the namespace of its own Service %q (pods labelled %s): when every replica is down, none can be recreated",
-					describeRequests(writes), b.namespace, b.service, describeLabels(b.podLabels)),
+				message: fmt.Sprintf("fails closed and intercepts %s in %q, the namespace of its own Service %q (%s): when every replica is down, none can be recreated",
+					describeRequests(writes), b.namespace, b.service, b.describePods()),
 				hint: fmt.Sprintf("exclude the server's namespace: %s, or label it %s=%d and exclude runlevels up to %d",
 					excludeNamespaceHint(b.namespace), RunlevelLabel, defaultWebhookRunlevel, defaultWebhookRunlevel),
 			})

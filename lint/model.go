@@ -90,6 +90,14 @@ type backend struct {
 	podLabels labels.Set
 }
 
+// describePods says what lint knows of the server's pods' labels.
+func (b *backend) describePods() string {
+	if b.svc == nil {
+		return "its pods' labels are unknown: the input lacks the Service"
+	}
+	return "pods labelled " + describeLabels(b.podLabels)
+}
+
 // host is the name the apiserver connects to and verifies the serving certificate against.
 func (b *backend) host() string { return b.service + "." + b.namespace + ".svc" }
 
