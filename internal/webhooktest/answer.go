@@ -19,13 +19,19 @@ func (c *call) answer(w http.ResponseWriter, r *http.Request, review *admissionv
 	case "internalError":
 		http.Error(w, InternalErrorText, http.StatusInternalServerError)
 		return
-	case "statusError":
+	case "statusError", "statusErrorTextPlain":
 		status := metav1.Status{
 			TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
 			Status:   metav1.StatusFailure, Message: StatusErrorMessage, Reason: metav1.StatusReasonInternalError,
 			Code: http.StatusInternalServerError,
 		}
-		writeJSON(w, http.StatusInternalServerError, status)
+		if c.behaviour == "statusError" {
+			writeJSON(w, http.StatusInternalServerError, status)
+			return
+		}
+		// What http.Error does with a JSON text: the right body with the wrong Content-Type.
+		body, _ := json.Marshal(status) // a Status always marshals
+		http.Error(w, string(body), http.StatusInternalServerError)
 		return
 	case "invalidJSON":
 		w.Header().Set("Content-Type", "application/json")

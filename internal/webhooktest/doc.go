@@ -19,6 +19,7 @@
 //	/busyOnce                       503 with Retry-After: 0 on its first call, then allowed
 //	/internalError                  500 with a text/plain body
 //	/statusError                    500 with a metav1.Status body
+//	/statusErrorTextPlain           the same labelled text/plain, as http.Error sends it
 //	/invalidJSON                    200 with a body that is not JSON
 //	/emptyBody                      200 without a body or a Content-Type
 //	/absentResponse                 an AdmissionReview without a response

@@ -11,21 +11,23 @@ import (
 
 // Paths of the behaviours that take no argument.
 const (
-	PathAllow            = "/allow"
-	PathAllowTextPlain   = "/allowTextPlain"
-	PathAllowYAML        = "/allowYAML"
-	PathDeny             = "/deny"
-	PathBusyOnce         = "/busyOnce"
-	PathInternalError    = "/internalError"
-	PathStatusError      = "/statusError"
-	PathInvalidJSON      = "/invalidJSON"
-	PathEmptyBody        = "/emptyBody"
-	PathAbsentResponse   = "/absentResponse"
-	PathWrongUID         = "/wrongUID"
-	PathUndecodablePatch = "/undecodablePatch"
-	PathMissingPathPatch = "/missingPathPatch"
-	PathEmptyPatch       = "/emptyPatch"
-	PathPatchWithoutType = "/patchWithoutType"
+	PathAllow          = "/allow"
+	PathAllowTextPlain = "/allowTextPlain"
+	PathAllowYAML      = "/allowYAML"
+	PathDeny           = "/deny"
+	PathBusyOnce       = "/busyOnce"
+	PathInternalError  = "/internalError"
+	PathStatusError    = "/statusError"
+	// PathStatusErrorTextPlain is PathStatusError labelled text/plain, as http.Error sends it.
+	PathStatusErrorTextPlain = "/statusErrorTextPlain"
+	PathInvalidJSON          = "/invalidJSON"
+	PathEmptyBody            = "/emptyBody"
+	PathAbsentResponse       = "/absentResponse"
+	PathWrongUID             = "/wrongUID"
+	PathUndecodablePatch     = "/undecodablePatch"
+	PathMissingPathPatch     = "/missingPathPatch"
+	PathEmptyPatch           = "/emptyPatch"
+	PathPatchWithoutType     = "/patchWithoutType"
 	// PathUnsupportedPatchType answers a JSON patch labelled MergePatch, a type admission does not take.
 	PathUnsupportedPatchType = "/unsupportedPatchType"
 )

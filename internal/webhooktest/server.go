@@ -159,7 +159,7 @@ type call struct {
 // arity is the number of positional arguments of a behaviour; ok is false for an unknown one.
 func arity(behaviour string) (n int, ok bool) {
 	switch behaviour {
-	case "allow", "allowTextPlain", "allowYAML", "deny", "busyOnce", "internalError", "statusError", "invalidJSON", "absentResponse",
+	case "allow", "allowTextPlain", "allowYAML", "deny", "busyOnce", "internalError", "statusError", "statusErrorTextPlain", "invalidJSON", "absentResponse",
 		"emptyBody", "wrongUID", "undecodablePatch", "missingPathPatch", "emptyPatch", "patchWithoutType", "unsupportedPatchType":
 		return 0, true
 	case "removeLabel", "sleep":

@@ -170,6 +170,10 @@ func TestErrorAnswers(t *testing.T) {
 			name: "status error", path: PathStatusError, wantCode: 500, wantContentType: "application/json",
 			wantBody: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"webhook status error","reason":"InternalError","code":500}`,
 		},
+		{
+			name: "status error labelled text/plain", path: PathStatusErrorTextPlain, wantCode: 500, wantContentType: "text/plain; charset=utf-8",
+			wantBody: `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"webhook status error","reason":"InternalError","code":500}` + "\n",
+		},
 		{name: "invalid JSON", path: PathInvalidJSON, wantCode: 200, wantContentType: "application/json", wantBody: "invalid json"},
 		{name: "empty body", path: PathEmptyBody, wantCode: 200},
 		{name: "unknown behaviour", path: "/alow", wantCode: 404, wantContentType: "text/plain; charset=utf-8", wantBody: "webhooktest: unknown behaviour \"alow\" in path \"/alow\"\n"},

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -17,13 +18,6 @@ import (
 
 	"github.com/admitkit/admit/dispatch"
 	wt "github.com/admitkit/admit/internal/webhooktest"
-)
-
-var (
-	configMapsGVR = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
-	podsGVR       = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
-	eventsGVR     = schema.GroupVersionResource{Version: "v1", Resource: "events"}
-	hpaV1GVR      = schema.GroupVersionResource{Group: "autoscaling", Version: "v1", Resource: "horizontalpodautoscalers"}
 )
 
 func configMapObject(labels map[string]any) map[string]any {
@@ -36,7 +30,8 @@ func configMapObject(labels map[string]any) map[string]any {
 
 // createConfigMap CREATEs a ConfigMap labelled app=web, what most scenarios write.
 func createConfigMap() write {
-	return write{op: admissionv1.Create, gvr: configMapsGVR, object: configMapObject(map[string]any{"app": "web"})}
+	return write{op: admissionv1.Create, gvr: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"},
+		object: configMapObject(map[string]any{"app": "web"})}
 }
 
 func podObject() map[string]any {
@@ -61,6 +56,10 @@ func failedCalling(webhook string) string {
 // the same outcome (see differential_harness_e2e_test.go for what is compared and normalised).
 func TestDifferentialDispatcherMatchesAPIServer(t *testing.T) {
 	suite := newDifferentialSuite(t)
+	configMapsGVR := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	podsGVR := schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+	eventsGVR := schema.GroupVersionResource{Version: "v1", Resource: "events"}
+	hpaV1GVR := schema.GroupVersionResource{Group: "autoscaling", Version: "v1", Resource: "horizontalpodautoscalers"}
 	ifNeeded := func(h hook) hook { h.reinvokeIfNeeded = true; return h }
 	ignored := func(h hook) hook { h.ignore = true; return h }
 	gate := &metav1.LabelSelector{MatchLabels: map[string]string{"gate": "on"}}
@@ -420,6 +419,12 @@ func TestDifferentialDispatcherMatchesAPIServer(t *testing.T) {
 			want:       want{code: 500, message: failedCalling("broken") + "failed to call webhook: " + wt.StatusErrorMessage},
 		},
 		{
+			name:       "500 with a Status body labelled text/plain",
+			validating: one(hook{name: "broken", path: wt.PathStatusErrorTextPlain}),
+			write:      createConfigMap(),
+			want:       want{code: 500, message: failedCalling("broken") + "failed to call webhook: "},
+		},
+		{
 			name:       "200 with a body that is not JSON",
 			validating: one(hook{name: "garbled", path: wt.PathInvalidJSON}),
 			write:      createConfigMap(),
@@ -537,8 +542,8 @@ func TestDifferentialDispatcherMatchesAPIServer(t *testing.T) {
 			validating: one(hook{name: "warn", path: wt.Allow(wt.Warning("second"), wt.Warning("third"))}),
 			write:      createConfigMap(),
 			check: func(t *testing.T, apiserver *outcome) {
-				if got := strings.Join(apiserver.Warnings, "|"); !strings.Contains(got, "first|second|from a patch") || !strings.Contains(got, "third") {
-					t.Errorf("kube-apiserver sent warnings %q", apiserver.Warnings)
+				if diff := cmp.Diff([]string{"first", "second", "from a patch", "third"}, apiserver.Warnings); diff != "" {
+					t.Errorf("kube-apiserver's warnings (-want +got):\n%s", diff)
 				}
 			},
 		},

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -50,15 +51,22 @@ import (
 //     oldObject in each AdmissionRequest. Only what webhooks write and what conversion produces is
 //     compared: apiVersion, kind, metadata name/generateName/namespace/labels/annotations, and the
 //     top-level fields the scenario names (data, spec...); an empty labels or annotations map
-//     counts as none. The rest is the apiserver's own work that
-//     an offline dispatcher cannot do and is not asked to: server-side metadata (uid,
-//     resourceVersion, creationTimestamp, generation, managedFields) and built-in defaulting.
+//     counts as none. The rest is the apiserver's own work, which an offline dispatcher cannot do
+//     and is not asked to: server-side metadata (uid, resourceVersion, creationTimestamp,
+//     generation, managedFields) and built-in defaulting. Scenarios avoid what defaulting would
+//     change in the compared fields (an HPA gives its minReplicas).
 //
 // The dispatcher is given what the apiserver knows and a caller of admit would pass: the object as
 // the client sent it, the stored object as oldObject, the options the client sent, the requesting
 // user (read from a readiness marker's AdmissionReview), the generated name of a generateName
-// CREATE, namespace labels read live (dispatch.ClientNamespaces), the built-in resource mapper
-// (with the scenario's CRD) and convert.Converter for matchPolicy Equivalent, and CEL matchConditions with no authorizer.
+// CREATE, namespace labels read live (dispatch.ClientNamespaces), the built-in resource mapper (with
+// the scenario's CRD) and convert.Converter for matchPolicy Equivalent, and CEL matchConditions
+// with no authorizer (no scenario's conditions ask one).
+//
+// Scenarios run in parallel: each has its own webhook server, namespace (with a label unique to it,
+// which every webhook's namespaceSelector requires) and configurations. Each configuration ends
+// with a readiness marker that denies only labelled ConfigMaps in a shared markers namespace; a
+// scenario starts once every marker denies, i.e. once the apiserver has every configuration.
 
 // diffSuffix ends the name of every webhook of the suite: names need three DNS segments.
 const diffSuffix = ".diff.e2e.admit.dev"
@@ -323,7 +331,7 @@ func (r *scenarioRun) configure(t *testing.T) {
 	configs := env.Client.AdmissionregistrationV1()
 	for _, c := range r.sc.mutating {
 		config := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: r.id + "-" + c.suffix}}
-		for _, h := range append(c.hooks, r.marker(config.Name)) {
+		for _, h := range slices.Concat(c.hooks, []hook{r.marker(config.Name)}) {
 			config.Webhooks = append(config.Webhooks, asMutatingWebhook(r.webhook(h), h.reinvokeIfNeeded))
 		}
 		created, err := configs.MutatingWebhookConfigurations().Create(ctx, config, metav1.CreateOptions{})
@@ -337,7 +345,7 @@ func (r *scenarioRun) configure(t *testing.T) {
 	}
 	for _, c := range r.sc.validating {
 		config := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: r.id + "-" + c.suffix}}
-		for _, h := range append(c.hooks, r.marker(config.Name)) {
+		for _, h := range slices.Concat(c.hooks, []hook{r.marker(config.Name)}) {
 			config.Webhooks = append(config.Webhooks, r.webhook(h))
 		}
 		created, err := configs.ValidatingWebhookConfigurations().Create(ctx, config, metav1.CreateOptions{})
