@@ -1,0 +1,147 @@
+// Command admitbench runs the serving and dispatcher comparisons and writes their results,
+// charts and the generated sections of docs/benchmarks.md.
+//
+//	admitbench [-smoke] [-results DIR] [-docs FILE] [-docs-out FILE] [-latency FILE] [-profiles DIR]
+//	admitbench -report-only [-results DIR] [-docs FILE] [-latency FILE]
+//
+// `make bench` runs the full size and updates the docs in place; `make bench-smoke` runs every
+// phase briefly and writes everything to a temporary directory. The harness also re-executes
+// itself as `admitbench serve -server KIND -certs DIR` to run each server in a process of its own.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"path/filepath"
+
+	"github.com/admitkit/admit/bench/report"
+	"github.com/admitkit/admit/bench/suite"
+)
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "serve" {
+		os.Exit(suite.ChildMain(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	if err := run(os.Args[1:], os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "admitbench:", err)
+		os.Exit(1)
+	}
+}
+
+// resultsFile holds the measurements of the last run in the results directory.
+const resultsFile = "results.json"
+
+func run(args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("admitbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	smoke := fs.Bool("smoke", false, "run every phase briefly (for `make test`); the numbers mean nothing")
+	resultsDir := fs.String("results", "results", "directory for "+resultsFile+" and the SVG charts")
+	docs := fs.String("docs", "", "docs/benchmarks.md, whose generated sections are rewritten (empty: none)")
+	docsOut := fs.String("docs-out", "", "where to write the updated docs (default: -docs itself)")
+	latency := fs.String("latency", "", "Go benchmark output of BenchmarkWebhookLatency (test/e2e) to report")
+	profiles := fs.String("profiles", "", "directory for CPU profiles (pprof) of every server and dispatcher")
+	reportOnly := fs.Bool("report-only", false, "re-render the report from "+resultsFile+" without measuring")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	logger := log.New(stderr, "", log.Ltime)
+
+	var results *suite.Results
+	if *reportOnly {
+		data, err := os.ReadFile(filepath.Join(*resultsDir, resultsFile))
+		if err != nil {
+			return fmt.Errorf("reading the last results: %w", err)
+		}
+		results = &suite.Results{}
+		if err := json.Unmarshal(data, results); err != nil {
+			return fmt.Errorf("decoding %s: %w", resultsFile, err)
+		}
+	} else {
+		cfg := suite.Full()
+		if *smoke {
+			cfg = suite.Smoke()
+		}
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("finding the harness executable: %w", err)
+		}
+		cfg.Executable, cfg.ProfileDir, cfg.Logf = exe, *profiles, logger.Printf
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		command := "make bench"
+		if *smoke {
+			command = "make bench-smoke"
+		}
+		if results, err = suite.Run(ctx, cfg, command); err != nil {
+			return err
+		}
+		if err := writeJSON(filepath.Join(*resultsDir, resultsFile), results); err != nil {
+			return err
+		}
+	}
+
+	in := report.Input{Results: results}
+	if *latency != "" {
+		data, err := os.ReadFile(*latency)
+		if err != nil {
+			return fmt.Errorf("reading the latency benchmark's output: %w", err)
+		}
+		if in.Latency, err = report.ParseLatency(data); err != nil {
+			return fmt.Errorf("%s: %w", *latency, err)
+		}
+	}
+	rep, err := report.Build(in)
+	if err != nil {
+		return err
+	}
+	for name, svg := range rep.Charts {
+		if err := os.WriteFile(filepath.Join(*resultsDir, name), svg, 0o644); err != nil {
+			return fmt.Errorf("writing chart %s: %w", name, err)
+		}
+	}
+	logger.Printf("results and charts in %s", *resultsDir)
+	if *docs == "" {
+		return nil
+	}
+	out := *docsOut
+	if out == "" {
+		out = *docs
+	}
+	return updateDocs(*docs, out, rep)
+}
+
+func writeJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// updateDocs rewrites the generated sections of the docs page read from in and writes it to out.
+func updateDocs(in, out string, rep *report.Report) error {
+	page, err := os.ReadFile(in)
+	if err != nil {
+		return fmt.Errorf("reading the docs page: %w", err)
+	}
+	updated, err := report.Splice(page, rep.Sections)
+	if err != nil {
+		return fmt.Errorf("%s: %w", in, err)
+	}
+	if err := os.WriteFile(out, updated, 0o644); err != nil {
+		return fmt.Errorf("writing the docs page: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,452 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/admitkit/admit/bench/chart"
+	"github.com/admitkit/admit/bench/servers"
+	"github.com/admitkit/admit/bench/suite"
+)
+
+// Goals the issue set; the report says which are met.
+const (
+	// GoalThroughputVsControllerRuntime: admit serves at least this many times controller-runtime's
+	// maximum throughput.
+	GoalThroughputVsControllerRuntime = 2.0
+	// GoalCPUVsFloor: admit spends at most this many times the floor's CPU per request.
+	GoalCPUVsFloor = 1.3
+	// GoalDispatchCPUVsAPIServer: admit's dispatcher spends at most this fraction of the apiserver
+	// plugins' CPU per admission.
+	GoalDispatchCPUVsAPIServer = 0.5
+	// GoalAddedP50: admit's mutating webhook adds less than this to a write's p50, in ms.
+	GoalAddedP50 = 1.0
+)
+
+// Input is what a report is built from; Latency is optional (it needs a real kube-apiserver).
+type Input struct {
+	Results *suite.Results
+	Latency *Latency
+	// ChartPath is how the docs page links to the charts; default "../bench/results/".
+	ChartPath string
+}
+
+// Report is the generated text of each section of the docs page, and the SVG charts by file name.
+type Report struct {
+	Sections map[string]string
+	Charts   map[string][]byte
+}
+
+// Section names, as in the page's markers.
+const (
+	SectionRun      = "run"
+	SectionServing  = "serving"
+	SectionDispatch = "dispatch"
+	SectionLatency  = "latency"
+)
+
+// Build renders every section and chart.
+func Build(in Input) (*Report, error) {
+	if in.Results == nil {
+		return nil, errors.New("report: no results")
+	}
+	if in.ChartPath == "" {
+		in.ChartPath = "../bench/results/"
+	}
+	rep := &Report{Sections: map[string]string{}, Charts: map[string][]byte{}}
+	rep.Sections[SectionRun] = runSection(in.Results)
+	for _, build := range []func(Input, *Report) error{servingSection, dispatchSection, latencySection} {
+		if err := build(in, rep); err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+	}
+	return rep, nil
+}
+
+func runSection(r *suite.Results) string {
+	var b strings.Builder
+	m := r.Machine
+	fmt.Fprintf(&b, "- Machine: `nproc` %d, `%s`, %s/%s; Go %s.\n", m.CPUs, m.CPUModel, m.OS, m.Arch, strings.TrimPrefix(m.GoVersion, "go"))
+	lo, hi := loadRange(r)
+	fmt.Fprintf(&b, "- Run: %s, %s. One-minute load average %.1f at the start and %.1f at the end, %.1f–%.1f while phases ran: the machine was shared, so CPU is read from the processes (getrusage), not inferred from wall time.\n",
+		r.Started.UTC().Format("2006-01-02 15:04 MST"), plural(r.Rounds, "round"), r.LoadStart, r.LoadEnd, lo, hi)
+	fmt.Fprintf(&b, "- Command: `%s` (from the repository root). Every sample is in [`bench/results/results.json`](../bench/results/results.json).\n", r.Command)
+	return b.String()
+}
+
+func loadRange(r *suite.Results) (lo, hi float64) {
+	var loads []float64
+	for _, s := range r.Serving {
+		loads = append(loads, s.Load1)
+	}
+	for _, s := range r.Dispatch {
+		loads = append(loads, s.Load1)
+	}
+	if len(loads) == 0 {
+		return 0, 0
+	}
+	return slices.Min(loads), slices.Max(loads)
+}
+
+// servingSummary holds one server's medians over rounds.
+type servingSummary struct {
+	throughput, cpuMicros, allocs, allocKiB, p50ms, p99ms, rateAchieved, rateCPUMicros float64
+	peakRSSMiB                                                                         float64
+}
+
+func summarizeServing(samples []suite.ServingSample, server string) servingSummary {
+	var s servingSummary
+	pick := func(f func(suite.ServingSample) float64) float64 {
+		var v []float64
+		for _, x := range samples {
+			if x.Server == server {
+				v = append(v, f(x))
+			}
+		}
+		return median(v)
+	}
+	s.throughput = pick(func(x suite.ServingSample) float64 { return x.Throughput })
+	s.cpuMicros = pick(func(x suite.ServingSample) float64 { return micros(x.PerRequest.CPU) })
+	s.allocs = pick(func(x suite.ServingSample) float64 { return x.PerRequest.Allocs })
+	s.allocKiB = pick(func(x suite.ServingSample) float64 { return x.PerRequest.AllocBytes / 1024 })
+	s.p50ms = pick(func(x suite.ServingSample) float64 { return millis(x.P50) })
+	s.p99ms = pick(func(x suite.ServingSample) float64 { return millis(x.P99) })
+	s.rateAchieved = pick(func(x suite.ServingSample) float64 { return x.RateAchieved })
+	s.rateCPUMicros = pick(func(x suite.ServingSample) float64 { return micros(x.RateCPU) })
+	for _, x := range samples {
+		if x.Server == server {
+			s.peakRSSMiB = max(s.peakRSSMiB, float64(x.PeakRSS)/(1<<20))
+		}
+	}
+	return s
+}
+
+// servingRatio is the median over rounds of value(num)/value(den) within each round.
+func servingRatio(samples []suite.ServingSample, num, den servers.Kind, value func(suite.ServingSample) float64) float64 {
+	byRound := map[int]map[string]float64{}
+	for _, s := range samples {
+		if byRound[s.Round] == nil {
+			byRound[s.Round] = map[string]float64{}
+		}
+		byRound[s.Round][s.Server] = value(s)
+	}
+	var ratios []float64
+	for _, values := range byRound {
+		n, okN := values[string(num)]
+		d, okD := values[string(den)]
+		if okN && okD && d > 0 {
+			ratios = append(ratios, n/d)
+		}
+	}
+	return median(ratios)
+}
+
+func servingSection(in Input, rep *Report) error {
+	r := in.Results
+	if len(r.Serving) == 0 {
+		rep.Sections[SectionServing] = "Not measured in this run."
+		return nil
+	}
+	cfg := r.Config.Serving
+	kinds := servers.Kinds()
+	sums := map[servers.Kind]servingSummary{}
+	for _, k := range kinds {
+		sums[k] = summarizeServing(r.Serving, string(k))
+	}
+	throughput := func(s suite.ServingSample) float64 { return s.Throughput }
+	cpu := func(s suite.ServingSample) float64 { return float64(s.PerRequest.CPU) }
+	vsCR := servingRatio(r.Serving, servers.Admit, servers.ControllerRuntime, throughput)
+	vsFloor := servingRatio(r.Serving, servers.Admit, servers.Floor, cpu)
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "Load: %d keep-alive TLS connections (HTTP/1.1) from a Go client on loopback; maximum throughput over %s per server per round (at most %d requests), then %s at a fixed %.0f requests/s for latency. Medians of %s.\n\n",
+		cfg.Connections, cfg.MaxDuration, cfg.MaxRequests, cfg.RateDuration, cfg.Rate, plural(r.Rounds, "round"))
+	b.WriteString("| Server | Max req/s | vs controller-runtime | p50 at rate | p99 at rate | CPU per request | vs floor | Allocs per request | Allocated per request | Peak RSS |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, k := range kinds {
+		s := sums[k]
+		crRatio := servingRatio(r.Serving, k, servers.ControllerRuntime, throughput)
+		floorRatio := servingRatio(r.Serving, k, servers.Floor, cpu)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s ms | %s ms | %s µs | %s | %s | %s KiB | %s MiB |\n",
+			k, num(s.throughput), ratio(crRatio), num(s.p50ms), num(s.p99ms), num(s.cpuMicros), ratio(floorRatio),
+			num(s.allocs), num(s.allocKiB), num(s.peakRSSMiB))
+	}
+	fmt.Fprintf(&b, "\nRates actually held in the fixed-rate phase (median): %s req/s. CPU per request at that rate: %s.\n",
+		joinKinds(kinds, func(k servers.Kind) string { return num(sums[k].rateAchieved) }),
+		joinKinds(kinds, func(k servers.Kind) string { return num(sums[k].rateCPUMicros) + " µs" }))
+	fmt.Fprintf(&b, "\n- Throughput goal (≥ %.1f× controller-runtime): **%s** — %s.\n", GoalThroughputVsControllerRuntime,
+		metOrMissed(vsCR >= GoalThroughputVsControllerRuntime), ratio(vsCR))
+	fmt.Fprintf(&b, "- CPU goal (≤ %.1f× the floor's CPU per request): **%s** — %s.\n", GoalCPUVsFloor,
+		metOrMissed(vsFloor > 0 && vsFloor <= GoalCPUVsFloor), ratio(vsFloor))
+	fmt.Fprintf(&b, "\n![Maximum throughput](%sserving-throughput.svg)\n![CPU per request](%sserving-cpu.svg)\n![Latency at a fixed rate](%sserving-latency.svg)\n",
+		in.ChartPath, in.ChartPath, in.ChartPath)
+	rep.Sections[SectionServing] = b.String()
+
+	labels := make([]string, len(kinds))
+	for i, k := range kinds {
+		labels[i] = string(k)
+	}
+	values := func(f func(servingSummary) float64) []float64 {
+		out := make([]float64, len(kinds))
+		for i, k := range kinds {
+			out[i] = f(sums[k])
+		}
+		return out
+	}
+	charts := map[string]chart.Bars{
+		"serving-throughput.svg": {Title: "Maximum throughput (higher is better)", Unit: "requests per second", Categories: labels,
+			Series: []chart.Series{{Name: "req/s", Values: values(func(s servingSummary) float64 { return s.throughput })}}, Format: num},
+		"serving-cpu.svg": {Title: "Server CPU time per request (lower is better)", Unit: "microseconds", Categories: labels,
+			Series: []chart.Series{{Name: "µs", Values: values(func(s servingSummary) float64 { return s.cpuMicros })}}, Format: num},
+		"serving-latency.svg": {Title: fmt.Sprintf("Latency at %.0f requests/s (lower is better)", cfg.Rate), Unit: "milliseconds", Categories: labels,
+			Series: []chart.Series{
+				{Name: "p50", Values: values(func(s servingSummary) float64 { return s.p50ms })},
+				{Name: "p99", Values: values(func(s servingSummary) float64 { return s.p99ms })},
+			}, Format: num},
+	}
+	return renderCharts(rep, charts)
+}
+
+// dispatchSummary holds one dispatcher's medians over rounds.
+type dispatchSummary struct{ cpuMicros, allocs, allocKiB, webhookMicros, perSecond float64 }
+
+func dispatchSection(in Input, rep *Report) error {
+	r := in.Results
+	if len(r.Dispatch) == 0 {
+		rep.Sections[SectionDispatch] = "Not measured in this run."
+		return nil
+	}
+	// Per round: the apiserver's figures less the input copy, then the ratio to admit.
+	type round struct{ admit, apiserver, copy suite.DispatchSample }
+	rounds := map[int]*round{}
+	for _, s := range r.Dispatch {
+		if rounds[s.Round] == nil {
+			rounds[s.Round] = &round{}
+		}
+		switch s.Dispatcher {
+		case suite.DispatcherAdmit:
+			rounds[s.Round].admit = s
+		case suite.DispatcherAPIServer:
+			rounds[s.Round].apiserver = s
+		case suite.DispatcherInputCopy:
+			rounds[s.Round].copy = s
+		}
+	}
+	var admit, apiserver, copies []dispatchSummary
+	var cpuRatios, allocRatios []float64
+	for _, rd := range rounds {
+		a := summarizeDispatch(rd.admit)
+		c := summarizeDispatch(rd.copy)
+		p := summarizeDispatch(rd.apiserver)
+		p.cpuMicros -= c.cpuMicros
+		p.allocs -= c.allocs
+		p.allocKiB -= c.allocKiB
+		admit, apiserver, copies = append(admit, a), append(apiserver, p), append(copies, c)
+		if p.cpuMicros > 0 {
+			cpuRatios = append(cpuRatios, a.cpuMicros/p.cpuMicros)
+		}
+		if p.allocs > 0 {
+			allocRatios = append(allocRatios, a.allocs/p.allocs)
+		}
+	}
+	a, p, c := medianDispatch(admit), medianDispatch(apiserver), medianDispatch(copies)
+	cpuRatio, allocRatio := median(cpuRatios), median(allocRatios)
+	cfg := r.Config.Dispatch
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "One admission: a CREATE of the Pod through one mutating webhook (label and sidecar) and two validating webhooks, all admit webhooks in another process on loopback over TLS. %d admissions in flight, %d per phase; medians of %s. CPU and allocations are the dispatching process's.\n\n",
+		cfg.Concurrency, cfg.Admissions, plural(r.Rounds, "round"))
+	b.WriteString("| Dispatcher | CPU per admission | vs apiserver | Allocs per admission | Allocated per admission | Admissions/s | Webhook server CPU per admission |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "| admit `dispatch` | %s µs | %s | %s | %s KiB | %s | %s µs |\n", num(a.cpuMicros), ratio(cpuRatio), num(a.allocs), num(a.allocKiB), num(a.perSecond), num(a.webhookMicros))
+	fmt.Fprintf(&b, "| k8s.io/apiserver plugins | %s µs | 1× | %s | %s KiB | %s | %s µs |\n", num(p.cpuMicros), num(p.allocs), num(p.allocKiB), num(p.perSecond), num(p.webhookMicros))
+	fmt.Fprintf(&b, "\nThe apiserver row excludes the DeepCopy of the input Pod its loop makes before each admission (measured alone: %s µs, %s allocations, %s KiB). Allocations: admit makes %s the plugins' count.\n",
+		num(c.cpuMicros), num(c.allocs), num(c.allocKiB), ratio(allocRatio))
+	fmt.Fprintf(&b, "\n- CPU goal (≤ %.1f× the apiserver's CPU per admission): **%s** — %s.\n", GoalDispatchCPUVsAPIServer,
+		metOrMissed(cpuRatio > 0 && cpuRatio <= GoalDispatchCPUVsAPIServer), ratio(cpuRatio))
+	fmt.Fprintf(&b, "\n![CPU per admission](%sdispatch-cpu.svg)\n", in.ChartPath)
+	rep.Sections[SectionDispatch] = b.String()
+
+	return renderCharts(rep, map[string]chart.Bars{
+		"dispatch-cpu.svg": {Title: "Dispatcher CPU time per admission (lower is better)", Unit: "microseconds",
+			Categories: []string{"admit dispatch", "apiserver plugins"},
+			Series: []chart.Series{
+				{Name: "dispatcher", Values: []float64{a.cpuMicros, p.cpuMicros}},
+				{Name: "webhook server (3 calls)", Values: []float64{a.webhookMicros, p.webhookMicros}},
+			}, Format: num},
+	})
+}
+
+func summarizeDispatch(s suite.DispatchSample) dispatchSummary {
+	d := dispatchSummary{
+		cpuMicros:     micros(s.PerAdmission.CPU),
+		allocs:        s.PerAdmission.Allocs,
+		allocKiB:      s.PerAdmission.AllocBytes / 1024,
+		webhookMicros: micros(s.WebhookCPU),
+	}
+	if s.Elapsed > 0 {
+		d.perSecond = float64(s.Admissions) / s.Elapsed.Seconds()
+	}
+	return d
+}
+
+func medianDispatch(ds []dispatchSummary) dispatchSummary {
+	field := func(f func(dispatchSummary) float64) float64 {
+		v := make([]float64, len(ds))
+		for i, d := range ds {
+			v[i] = f(d)
+		}
+		return median(v)
+	}
+	return dispatchSummary{
+		cpuMicros:     field(func(d dispatchSummary) float64 { return d.cpuMicros }),
+		allocs:        field(func(d dispatchSummary) float64 { return d.allocs }),
+		allocKiB:      field(func(d dispatchSummary) float64 { return d.allocKiB }),
+		webhookMicros: field(func(d dispatchSummary) float64 { return d.webhookMicros }),
+		perSecond:     field(func(d dispatchSummary) float64 { return d.perSecond }),
+	}
+}
+
+// latencyBaseline is the variant without webhooks the others are compared with.
+const latencyBaseline = "none"
+
+// latencyGoalVariant is the variant the "< 1 ms added" goal is about: one mutating webhook.
+const latencyGoalVariant = "mutating"
+
+func latencySection(in Input, rep *Report) error {
+	lat := in.Latency
+	if lat == nil {
+		rep.Sections[SectionLatency] = "Not measured in this run (it needs a real kube-apiserver: `make bench` runs it)."
+		return nil
+	}
+	var base *LatencyVariant
+	for i := range lat.Variants {
+		if lat.Variants[i].Name == latencyBaseline {
+			base = &lat.Variants[i]
+		}
+	}
+	if base == nil {
+		return fmt.Errorf("the latency benchmark has no %q variant to compare with", latencyBaseline)
+	}
+	// The baseline first, then the others in the order the benchmark reported them.
+	variants := slices.Clone(lat.Variants)
+	slices.SortStableFunc(variants, func(x, y LatencyVariant) int {
+		return boolRank(y.Name == latencyBaseline) - boolRank(x.Name == latencyBaseline)
+	})
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d ConfigMap creates per variant, the variants interleaved, one create at a time, through a real kube-apiserver and etcd on loopback (medians over %s).\n\n", lat.Creates, plural(lat.Runs, "run"))
+	b.WriteString("| Webhooks | p50 | p99 | added at p50 | added at p99 |\n|---|---:|---:|---:|---:|\n")
+	goal := "not measured"
+	for _, v := range variants {
+		added50, added99 := v.P50-base.P50, v.P99-base.P99
+		if v.Name == latencyBaseline {
+			fmt.Fprintf(&b, "| %s | %s ms | %s ms | | |\n", v.Name, num(v.P50), num(v.P99))
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s ms | %s ms | %s ms | %s ms |\n", v.Name, num(v.P50), num(v.P99), signed(added50), signed(added99))
+		if v.Name == latencyGoalVariant {
+			goal = fmt.Sprintf("**%s** — %s ms", metOrMissed(added50 < GoalAddedP50), signed(added50))
+		}
+	}
+	fmt.Fprintf(&b, "\n- Latency goal (< %.0f ms added at p50 by a mutating webhook): %s.\n", GoalAddedP50, goal)
+	fmt.Fprintf(&b, "\n![Write latency](%se2e-latency.svg)\n", in.ChartPath)
+	rep.Sections[SectionLatency] = b.String()
+
+	names := make([]string, len(variants))
+	p50s := make([]float64, len(variants))
+	p99s := make([]float64, len(variants))
+	for i, v := range variants {
+		names[i], p50s[i], p99s[i] = v.Name, v.P50, v.P99
+	}
+	return renderCharts(rep, map[string]chart.Bars{
+		"e2e-latency.svg": {Title: "ConfigMap create latency through kube-apiserver (lower is better)", Unit: "milliseconds",
+			Categories: names, Series: []chart.Series{{Name: "p50", Values: p50s}, {Name: "p99", Values: p99s}}, Format: num},
+	})
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func renderCharts(rep *Report, charts map[string]chart.Bars) error {
+	for name, c := range charts {
+		svg, err := c.SVG()
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		rep.Charts[name] = svg
+	}
+	return nil
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// num prints three significant digits, without exponent for the magnitudes in these tables.
+func num(v float64) string {
+	if v == 0 || math.IsNaN(v) {
+		return "0"
+	}
+	digits := 2 - int(math.Floor(math.Log10(math.Abs(v))))
+	if digits < 0 {
+		p := math.Pow(10, float64(-digits))
+		return strconv.FormatFloat(math.Round(v/p)*p, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'f', digits, 64)
+}
+
+func signed(v float64) string {
+	if v > 0 {
+		return "+" + num(v)
+	}
+	return num(v)
+}
+
+func ratio(v float64) string {
+	if v == 0 {
+		return "–"
+	}
+	return num(v) + "×"
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func metOrMissed(met bool) string {
+	if met {
+		return "met"
+	}
+	return "missed"
+}
+
+func joinKinds(kinds []servers.Kind, f func(servers.Kind) string) string {
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%s %s", k, f(k))
+	}
+	return strings.Join(parts, ", ")
+}
