@@ -104,8 +104,9 @@ func anyOrExact(values []string, want string) bool {
 	return false
 }
 
-// resourceMatches: "pods" does not match pods/status, "pods/*" does not match pods, "*" matches
-// every resource but no subresource, "*/*" everything.
+// resourceMatches as the apiserver's rule matcher: "pods" does not match pods/status, "*"
+// matches every resource but no subresource, and a "*" subresource matches any subresource and
+// none, so "pods/*" matches pods and all its subresources, "*/*" everything.
 func resourceMatches(patterns []string, resource, subresource string) bool {
 	for _, p := range patterns {
 		res, sub, _ := strings.Cut(p, "/")
