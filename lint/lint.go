@@ -2,6 +2,7 @@ package lint
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -108,6 +109,9 @@ func checks() []check {
 // It fails on bad options (an unknown rule in Disable) and on input it cannot read: an object
 // of a kind it uses that does not decode, an unknown rule in a DisableAnnotation.
 func Run(set *config.Set, opts Options) ([]Finding, error) {
+	if set == nil {
+		return nil, errors.New("lint: no configurations to lint (nil set)")
+	}
 	index := lookupRules(Rules())
 	optionDisabled, unknown := resolveRuleList(index, opts.Disable)
 	if len(unknown) > 0 {

@@ -180,6 +180,12 @@ func TestRunRejectsUnknownRules(t *testing.T) {
 	}
 }
 
+func TestRunRejectsNilSet(t *testing.T) {
+	if _, err := Run(nil, Options{}); err == nil {
+		t.Error("Run(nil): want an error")
+	}
+}
+
 func TestRunRejectsUndecodableObjects(t *testing.T) {
 	set := parse(t, `apiVersion: apps/v1
 kind: Deployment

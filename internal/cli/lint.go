@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -211,7 +212,7 @@ func (o *lintOptions) readCluster(ctx context.Context, stderr io.Writer) (*confi
 	if name == "" {
 		name = raw.CurrentContext
 	}
-	set, err := cluster.Load(ctx, client, cluster.Options{Dynamic: dynamicClient, Name: "cluster " + name})
+	set, err := cluster.Load(ctx, client, cluster.Options{Dynamic: dynamicClient, Name: strings.TrimSpace("cluster " + name)})
 	if err != nil {
 		return nil, nil, err
 	}
