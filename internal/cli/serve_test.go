@@ -72,3 +72,28 @@ func TestServePrintConfigEnablesWhatIsChosen(t *testing.T) {
 		t.Fatalf("webhooks (-want +got):\n%s", diff)
 	}
 }
+
+// TestPrintConfigLintsClean: what admit serve --print-config prints passes admit lint.
+func TestPrintConfigLintsClean(t *testing.T) {
+	t.Setenv("ADMIT_IMAGE_MIRRORS", "docker.io=mirror.local/hub")
+	t.Setenv("ADMIT_REQUIRED_LABELS", "ConfigMap=team")
+	t.Setenv("ADMIT_REQUIRED_ANNOTATIONS", "")
+	t.Setenv("ADMIT_NAMESPACE_PROTECTION", "")
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	if code := Run(context.Background(), []string{"certs", "create", "--host", "admit.admit-system.svc", "--out", dir}, Streams{Out: &out, Err: &errOut}); code != ExitOK {
+		t.Fatalf("certs create: %s", errOut.String())
+	}
+	for _, target := range [][]string{{"--service", "admit", "--namespace", "admit-system"}, {"--url", "https://admit.admit-system.svc:9443"}} {
+		out.Reset()
+		args := append([]string{"serve", "--print-config", "--cert-dir", dir}, target...)
+		if code := Run(context.Background(), args, Streams{In: strings.NewReader(""), Out: &out, Err: &errOut}); code != ExitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut.String())
+		}
+		var lintOut bytes.Buffer
+		code := Run(context.Background(), []string{"lint", "-"}, Streams{In: bytes.NewReader(out.Bytes()), Out: &lintOut, Err: &errOut})
+		if code != ExitOK {
+			t.Fatalf("admit lint of %v output: exit %d:\n%s", target, code, lintOut.String())
+		}
+	}
+}

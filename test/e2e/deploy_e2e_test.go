@@ -123,6 +123,11 @@ func TestDeployOverlaysAreAcceptedByTheAPIServer(t *testing.T) {
 					t.Fatal("no caBundle after admit certs inject")
 				}
 			}
+			lint := exec.Command(admit, "lint", "-")
+			lint.Stdin = bytes.NewReader(rendered)
+			if out, err := lint.CombinedOutput(); err != nil {
+				t.Fatalf("admit lint of the rendered overlay: %v\n%s", err, out)
+			}
 			out, stderr, err := env.Kubectl(ctx, rendered, "apply", "--dry-run=server", "-f", "-")
 			if err != nil {
 				t.Fatalf("kubectl apply --dry-run=server: %v\n%s", err, stderr)
