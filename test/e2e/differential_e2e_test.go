@@ -294,6 +294,38 @@ func TestDifferentialDispatcherMatchesAPIServer(t *testing.T) {
 		},
 
 		{
+			name: "Equivalent: an events.k8s.io Event reaches a core rule as v1",
+			mutating: one(hook{name: "events", path: wt.SetLabel("seen", "yes"),
+				rules: []admissionregistrationv1.RuleWithOperations{rule(admissionregistrationv1.Create, "", "v1", "events")}}),
+			write: write{op: admissionv1.Create, gvr: schema.GroupVersionResource{Group: "events.k8s.io", Version: "v1", Resource: "events"},
+				object: map[string]any{
+					"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": map[string]any{"name": "scaled"},
+					"eventTime": "2026-01-01T00:00:00.000000Z", "reportingController": "example.com/ctrl", "reportingInstance": "ctrl-0",
+					"action": "Scale", "reason": "Scaled", "note": "scaled up", "type": "Normal",
+					"regarding": map[string]any{"kind": "Deployment", "name": "web", "apiVersion": "apps/v1"},
+				}, prepare: func(obj *unstructured.Unstructured) {
+					_ = unstructured.SetNestedField(obj.Object, obj.GetNamespace(), "regarding", "namespace")
+				}},
+			fields: []string{"involvedObject", "regarding", "reason", "message", "note", "type", "action", "eventTime",
+				"reportingComponent", "reportingController", "reportingInstance"},
+			want: want{calls: map[string]int{wt.SetLabel("seen", "yes"): 1}},
+		},
+		{
+			name: "Equivalent: an autoscaling/v1 status update reaches an autoscaling/v2 status rule as v2, and its patch comes back as v1",
+			mutating: one(hook{name: "hpa-status", path: wt.SetLabel("status", "seen"),
+				rules: []admissionregistrationv1.RuleWithOperations{rule(admissionregistrationv1.Update, "autoscaling", "v2", "horizontalpodautoscalers/status")}}),
+			write: write{op: admissionv1.Update, gvr: hpaV1GVR, subresource: "status", existing: map[string]any{
+				"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": map[string]any{"name": "web"},
+				"spec": map[string]any{"scaleTargetRef": map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+					"minReplicas": int64(1), "maxReplicas": int64(3), "targetCPUUtilizationPercentage": int64(50)},
+			}, update: func(obj *unstructured.Unstructured) {
+				_ = unstructured.SetNestedField(obj.Object, map[string]any{"currentReplicas": int64(2), "desiredReplicas": int64(3),
+					"currentCPUUtilizationPercentage": int64(42)}, "status")
+			}},
+			fields: []string{"spec", "status"},
+			want:   want{calls: map[string]int{wt.SetLabel("status", "seen"): 1}},
+		},
+		{
 			name: "Equivalent: a custom resource reaches a rule on another version, converted by conversion None",
 			crd:  conversionNoneCRD("gizmos", "Gizmo"),
 			mutating: one(hook{name: "gizmo", path: wt.SetLabel("seen", "v1"),

@@ -53,8 +53,11 @@ import (
 //     top-level fields the scenario names (data, spec...); an empty labels or annotations map
 //     counts as none. The rest is the apiserver's own work, which an offline dispatcher cannot do
 //     and is not asked to: server-side metadata (uid, resourceVersion, creationTimestamp,
-//     generation, managedFields) and built-in defaulting. Scenarios avoid what defaulting would
-//     change in the compared fields (an HPA gives its minReplicas).
+//     generation, managedFields), built-in defaulting, and the conversion round trip the
+//     apiserver's answer makes through its internal version (an autoscaling/v1 answer carries
+//     round-trip annotations even when no webhook changed the object). Scenarios avoid what
+//     these would change in the compared fields: an HPA gives its minReplicas and CPU target, and
+//     where a v1 answer would gain annotations a webhook patches, so that both sides convert.
 //
 // The dispatcher is given what the apiserver knows and a caller of admit would pass: the object as
 // the client sent it, the stored object as oldObject, the options the client sent, the requesting
