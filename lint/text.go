@@ -104,3 +104,11 @@ func writeWrapped(w io.Writer, indent, text string) {
 	}
 	fmt.Fprintln(w, line)
 }
+
+// plural counts nouns: "1 warning", "2 warnings".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
