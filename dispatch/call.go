@@ -13,10 +13,12 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -26,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	kjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
 )
 
 // ServiceResolver turns a service reference into the address to dial. The default dials
@@ -142,6 +145,8 @@ func webhookURL(cc admissionregistrationv1.WebhookClientConfig) (*url.URL, strin
 		if err != nil {
 			return nil, "", fmt.Errorf("Unparsable URL: %w", err)
 		}
+		// client-go joins the path onto "/", which cleans it: "/validate/" is called as "/validate".
+		u.Path, u.RawPath = path.Join("/", u.Path), ""
 		return u, u.Hostname(), nil
 	case cc.Service != nil:
 		port := int32(443)
@@ -149,11 +154,11 @@ func webhookURL(cc admissionregistrationv1.WebhookClientConfig) (*url.URL, strin
 			port = *cc.Service.Port
 		}
 		host := cc.Service.Name + "." + cc.Service.Namespace + ".svc"
-		path := ""
+		servicePath := "/"
 		if cc.Service.Path != nil {
-			path = *cc.Service.Path
+			servicePath = path.Join("/", *cc.Service.Path)
 		}
-		return &url.URL{Scheme: "https", Host: net.JoinHostPort(host, strconv.Itoa(int(port))), Path: path}, host, nil
+		return &url.URL{Scheme: "https", Host: net.JoinHostPort(host, strconv.Itoa(int(port))), Path: servicePath}, host, nil
 	}
 	return nil, "", errors.New("webhook configuration must have either service or URL")
 }
@@ -345,13 +350,10 @@ func decodeResponse(resp *http.Response, body []byte, version string) (*admissio
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	isJSON := mediaType == "application/json"
 	isText := headerType == "" || strings.HasPrefix(mediaType, "text/")
 	if resp.StatusCode < http.StatusOK || resp.StatusCode > http.StatusPartialContent {
-		if isJSON {
-			if status, ok := decodeStatus(body); ok {
-				return nil, &apierrors.StatusError{ErrStatus: *status}
-			}
+		if status, ok := decodeStatus(body); ok {
+			return nil, &apierrors.StatusError{ErrStatus: *status}
 		}
 		message := "unknown"
 		if isText {
@@ -364,13 +366,17 @@ func decodeResponse(resp *http.Response, body []byte, version string) (*admissio
 		retry, _ := retryAfterSeconds(resp)
 		return nil, apierrors.NewGenericServerResponse(resp.StatusCode, http.MethodPost, schema.GroupResource{}, "", message, retry, true)
 	}
-	if !isJSON {
-		return nil, fmt.Errorf("serializer for %s doesn't exist", contentType)
-	}
 	if len(body) == 0 {
 		return nil, fmt.Errorf("0-length response with status code: %d and content type: %s", resp.StatusCode, contentType)
 	}
-	var head metav1.TypeMeta
+	body, err = asJSON(body)
+	if err != nil {
+		return nil, err
+	}
+	var head struct {
+		APIVersion string `json:"apiVersion,omitempty"`
+		Kind       string `json:"kind,omitempty"`
+	}
 	if err := json.Unmarshal(body, &head); err != nil {
 		return nil, fmt.Errorf("couldn't get version/kind; json parse error: %w", err)
 	}
@@ -388,6 +394,10 @@ func decodeResponse(resp *http.Response, body []byte, version string) (*admissio
 
 // decodeStatus reads a metav1.Status with status Failure, as client-go looks for in error bodies.
 func decodeStatus(body []byte) (*metav1.Status, bool) {
+	body, err := asJSON(body)
+	if err != nil {
+		return nil, false
+	}
 	var status metav1.Status
 	if err := json.Unmarshal(body, &status); err != nil {
 		return nil, false
@@ -438,4 +448,13 @@ func verifyResponse(uid types.UID, version string, mutating bool, review *admiss
 		return errors.New("validating webhook may not return response.patchType")
 	}
 	return nil
+}
+
+// asJSON reads a body as the apiserver's universal deserializer does, whatever its Content-Type:
+// JSON when it starts with '{', YAML otherwise.
+func asJSON(body []byte) ([]byte, error) {
+	if trimmed := bytes.TrimLeftFunc(body, unicode.IsSpace); bytes.HasPrefix(trimmed, []byte("{")) {
+		return body, nil
+	}
+	return yaml.YAMLToJSON(body)
 }

@@ -17,6 +17,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
+	kjson "sigs.k8s.io/json"
 
 	"github.com/admitkit/admit/dispatch/config"
 	"github.com/admitkit/admit/patch"
@@ -135,7 +136,14 @@ func (d *Dispatcher) Admit(ctx context.Context, req *Request) (*Result, error) {
 	var rejections []error
 	if err == nil {
 		if req.GeneratedName != "" {
+			// The apiserver names the object before validating admission: validating webhooks
+			// and the admitted object carry the generated name.
 			a.name = req.GeneratedName
+			named, nameErr := withName(a.object, req.GeneratedName)
+			if nameErr != nil {
+				return nil, fmt.Errorf("naming the object %q: %w", req.GeneratedName, nameErr)
+			}
+			a.object = named
 		}
 		start = d.now()
 		rejections = a.validate(ctx)
@@ -291,4 +299,19 @@ func (a *admission) exempt(reason string) *Result {
 		Allowed: true, Object: a.object, Patch: patch.Patch{}, Warnings: []string{},
 		AuditAnnotations: a.annotations, Webhooks: a.sortedWebhooks(),
 	}
+}
+
+// withName returns obj with metadata.name set.
+func withName(obj json.RawMessage, name string) (json.RawMessage, error) {
+	var fields map[string]any
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(obj, &fields); err != nil {
+		return nil, err
+	}
+	meta, _ := fields["metadata"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+		fields["metadata"] = meta
+	}
+	meta["name"] = name
+	return json.Marshal(fields)
 }

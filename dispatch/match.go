@@ -236,8 +236,9 @@ func anyOrExact(values []string, want string) bool {
 	return false
 }
 
-// resourceMatches: "pods" does not match pods/status, "pods/*" does not match pods, "*" matches
-// every resource but no subresource, "*/*" matches everything.
+// resourceMatches splits each entry at its first "/" into resource and subresource: "pods" does not
+// match pods/status; "pods/*" matches pods and all its subresources ("*" matches the empty
+// subresource too); "*" matches every resource but no subresource; "*/*" matches everything.
 func resourceMatches(resources []string, resource, subresource string) bool {
 	for _, r := range resources {
 		res, sub, _ := strings.Cut(r, "/")
