@@ -1,0 +1,27 @@
+package reliability
+
+import "time"
+
+// profile sizes the scenarios; profile_short_test.go and profile_full_test.go each define
+// currentProfile for one build tag.
+type profile struct {
+	name string
+	// rate requests per second for loadDuration, over connections connections, each closed after
+	// requestsPerConn requests so TLS handshakes keep happening during a rotation.
+	rate            int
+	loadDuration    time.Duration
+	connections     int
+	requestsPerConn int
+	// panicDuration is how long the panicking handler is loaded at rate.
+	panicDuration time.Duration
+	// drainDelay and gracePeriod are given to admit serve in the SIGTERM scenario, with inFlight
+	// requests held open across the shutdown.
+	drainDelay, gracePeriod time.Duration
+	inFlight                int
+	// slowClients connections trickle their headers (slowloris); concurrentHostile copies of each
+	// oversized or pathological request are sent at once.
+	slowClients       int
+	concurrentHostile int
+	// concurrentAdmissions go through one dispatcher at once.
+	concurrentAdmissions int
+}

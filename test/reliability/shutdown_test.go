@@ -1,0 +1,219 @@
+package reliability
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/admitkit/admit/test/reliability/loadgen"
+)
+
+// TestServeDrainsOnSIGTERM sends SIGTERM to a loaded admit serve with requests in flight.
+// Promises: /readyz fails before the listener closes; requests keep being served during the
+// drain delay; every request in flight completes, even one whose body arrives after the listener
+// has closed; a request still unfinished when the grace period ends is cut off, and nothing is
+// accepted after that.
+func TestServeDrainsOnSIGTERM(t *testing.T) {
+	t.Parallel()
+	p := currentProfile()
+	pki := newServingPKI(t)
+	volume := newSecretVolume(t, pki.files(pki.serving))
+	server := startServe(t, volume.dir, "--drain-delay", p.drainDelay.String(), "--grace-period", p.gracePeriod.String())
+	config := tlsConfig(pki.ca)
+	url := "https://" + server.addr + mirroredPodPath
+
+	inFlight := make([]*heldRequest, p.inFlight)
+	for i := range inFlight {
+		inFlight[i] = holdRequest(t, server.addr, config, podReview(fmt.Sprintf("held-%d", i), "nginx"))
+	}
+	straggler := holdRequest(t, server.addr, config, podReview("straggler", "nginx"))
+
+	// One connection per request, as after a drain every client must reconnect: a request either
+	// gets a connection (and must then be answered) or is refused.
+	loadCtx, stopLoad := context.WithCancel(context.Background())
+	defer stopLoad()
+	loadDone := make(chan *loadgen.Report, 1)
+	go func() {
+		report, err := loadgen.Run(loadCtx, loadgen.Options{
+			NewRequest: func(seq int) (*http.Request, error) {
+				return postReview(url, podReview(fmt.Sprintf("drain-%d", seq), "nginx"))
+			},
+			Check: func(seq int, resp *http.Response, body []byte) error {
+				return checkMirrored(fmt.Sprintf("drain-%d", seq), resp, body)
+			},
+			TLS: config, Rate: min(p.rate, 200), Duration: time.Hour, Connections: p.connections, RequestsPerConnection: 1,
+			RequestTimeout: p.gracePeriod + p.drainDelay,
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		loadDone <- report
+	}()
+	time.Sleep(500 * time.Millisecond) // serve some load before the signal
+
+	readiness := watchReadiness(server)
+	sigtermAt := time.Now()
+	server.signal(t, syscall.SIGTERM)
+	notReadyAt := readiness.wait(t, p.drainDelay+10*time.Second)
+	var refusedAt time.Time
+	waitFor(t, p.drainDelay+10*time.Second, "the listener to close", func() error {
+		conn, err := net.DialTimeout("tcp", server.addr, time.Second)
+		if err == nil {
+			conn.Close()
+			return errors.New("still accepting connections")
+		}
+		refusedAt = time.Now()
+		return nil
+	})
+	t.Logf("after SIGTERM: /readyz failed at %s, the listener refused connections at %s",
+		notReadyAt.Sub(sigtermAt).Round(time.Millisecond), refusedAt.Sub(sigtermAt).Round(time.Millisecond))
+	if !notReadyAt.Before(refusedAt) {
+		t.Errorf("/readyz failed at %s, after the listener closed at %s: readiness must drop first", notReadyAt, refusedAt)
+	}
+
+	// The listener is closed; the requests in flight finish now, within the grace period.
+	for i, held := range inFlight {
+		if err := held.finish(fmt.Sprintf("held-%d", i)); err != nil {
+			t.Errorf("request %d in flight at SIGTERM: %v", i, err)
+		}
+	}
+	select {
+	case <-server.exited:
+	case <-time.After(p.gracePeriod + 30*time.Second):
+		t.Fatalf("admit serve still runs %s after SIGTERM", time.Since(sigtermAt).Round(time.Second))
+	}
+	stopLoad()
+	report := <-loadDone
+	exitedAt := time.Now()
+	t.Logf("admit serve exited with code %d, %s after SIGTERM; load: %s", server.exitCode, exitedAt.Sub(sigtermAt).Round(time.Millisecond), report)
+
+	if err := straggler.finish("straggler"); err == nil {
+		t.Errorf("a request whose body never arrived was answered after the grace period; want it cut off")
+	}
+	if !strings.Contains(server.logs.String(), "grace period were cut off") {
+		t.Errorf("the log does not say that a request was cut off after the grace period:\n%s", server.logs)
+	}
+	if conn, err := net.DialTimeout("tcp", server.addr, time.Second); err == nil {
+		conn.Close()
+		t.Errorf("a connection was accepted after the grace period")
+	}
+
+	var servedDuringDrain int
+	for _, rec := range report.Records {
+		switch {
+		case rec.Outcome == loadgen.OK && rec.Sent.After(sigtermAt):
+			servedDuringDrain++
+		case rec.Outcome == loadgen.NotConnected && rec.Sent.Before(notReadyAt):
+			t.Errorf("request %d was refused at %s, before readiness dropped at %s: %v", rec.Seq, rec.Sent, notReadyAt, rec.Err)
+		case rec.Outcome == loadgen.Broken || rec.Outcome == loadgen.Rejected:
+			t.Errorf("request %d was accepted and then %s: %v", rec.Seq, rec.Outcome, rec.Err)
+		}
+	}
+	if servedDuringDrain == 0 {
+		t.Errorf("no request was served between SIGTERM and the end of the drain delay; want the server to keep serving")
+	}
+}
+
+// heldRequest is an admission request kept in flight: its headers are sent and the handler is
+// reading the body, which is sent only when finish is called.
+type heldRequest struct {
+	conn   *tls.Conn
+	reader *bufio.Reader
+	body   []byte
+}
+
+// holdRequest sends the headers of a review with "Expect: 100-continue". net/http answers
+// "100 Continue" only once the handler reads the body, so when holdRequest returns the request
+// is in the handler for sure, waiting for its body.
+func holdRequest(t *testing.T, addr string, config *tls.Config, body []byte) *heldRequest {
+	t.Helper()
+	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", addr, config)
+	if err != nil {
+		t.Fatalf("connecting to hold a request: %v", err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	_, err = fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nExpect: 100-continue\r\n\r\n",
+		mirroredPodPath, addr, len(body))
+	if err != nil {
+		t.Fatalf("sending the headers of a held request: %v", err)
+	}
+	reader := bufio.NewReader(conn)
+	status, err := reader.ReadString('\n')
+	if err != nil || !strings.HasPrefix(status, "HTTP/1.1 100 ") {
+		t.Fatalf("held request: want 100 Continue, got %q (%v)", status, err)
+	}
+	if blank, err := reader.ReadString('\n'); err != nil || blank != "\r\n" {
+		t.Fatalf("held request: after 100 Continue, got %q (%v)", blank, err)
+	}
+	_ = conn.SetDeadline(time.Time{})
+	return &heldRequest{conn: conn, reader: reader, body: body}
+}
+
+// finish sends the body and checks the answer.
+func (h *heldRequest) finish(uid string) error {
+	_ = h.conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := h.conn.Write(h.body); err != nil {
+		return fmt.Errorf("sending the body: %w", err)
+	}
+	resp, err := http.ReadResponse(h.reader, nil)
+	if err != nil {
+		return fmt.Errorf("reading the answer: %w", err)
+	}
+	defer resp.Body.Close()
+	body := make([]byte, 0, 4096)
+	buf := make([]byte, 4096)
+	for {
+		n, err := resp.Body.Read(buf)
+		body = append(body, buf[:n]...)
+		if err != nil {
+			break
+		}
+	}
+	return checkMirrored(uid, resp, body)
+}
+
+// readinessWatch polls /readyz until it stops answering 200.
+type readinessWatch struct {
+	once       sync.Once
+	notReady   chan struct{}
+	notReadyAt time.Time
+}
+
+func watchReadiness(server *serveProcess) *readinessWatch {
+	w := &readinessWatch{notReady: make(chan struct{})}
+	go func() {
+		deadline := time.Now().Add(time.Minute)
+		for time.Now().Before(deadline) {
+			code, err := server.get("/readyz")
+			if err != nil || code != http.StatusOK {
+				w.notReadyAt = time.Now()
+				close(w.notReady)
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	return w
+}
+
+// wait returns when readiness dropped, failing the test after limit.
+func (w *readinessWatch) wait(t *testing.T, limit time.Duration) time.Time {
+	t.Helper()
+	select {
+	case <-w.notReady:
+		return w.notReadyAt
+	case <-time.After(limit):
+		t.Fatalf("/readyz still answers 200 %s after SIGTERM", limit)
+		return time.Time{}
+	}
+}
