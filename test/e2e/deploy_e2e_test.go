@@ -84,7 +84,9 @@ func TestDeployOverlaysAreAcceptedByTheAPIServer(t *testing.T) {
 	if _, err := env.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = env.Client.CoreV1().Namespaces().Delete(context.Background(), "admit-system", metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = env.Client.CoreV1().Namespaces().Delete(context.Background(), "admit-system", metav1.DeleteOptions{})
+	})
 
 	// Work on a copy: the self-signed overlay needs certificate files next to it.
 	work := t.TempDir()
