@@ -1,14 +1,26 @@
-// Package bench compares admit's building blocks with the libraries other
-// webhook frameworks use. It is a module of its own so that those libraries
-// never become dependencies of admit itself.
+// Package bench compares admit with the libraries and frameworks other webhooks use, and holds
+// the workload every comparison shares: the 10 KB Pod of testdata/pod.json (Pod, PodJSON), the
+// AdmissionReview of its CREATE (AdmissionReview) and the defaulter that labels it and injects a
+// sidecar (Inject), with checks that an answer did exactly that (CheckResponse, CheckPatch). It is
+// a module of its own so that the compared libraries never become dependencies of admit itself.
+// Results are in docs/benchmarks.md.
 //
-// Patch generation (see docs/benchmarks.md for results):
+// Patch generation, in this package's benchmarks:
 //
 //	cd bench && go test -run '^$' -bench 'Diff|Lossless|Typed' -benchmem -count 5
 //
-// compares patch.Diff and patch.Lossless with gomodules.xyz/jsonpatch/v2
-// (controller-runtime, kubewebhook, knative) and github.com/wI2L/jsondiff.
-// TestPatchesApply checks first that every library's patch, applied with
-// the API server's library, really produces the intended document, so the
-// timings compare equivalent work.
+// compares patch.Diff and patch.Lossless with gomodules.xyz/jsonpatch/v2 (controller-runtime,
+// kubewebhook, knative) and github.com/wI2L/jsondiff. TestPatchesApply checks first that every
+// library's patch, applied with the API server's library, really produces the intended document,
+// so the timings compare equivalent work.
+//
+// Serving and dispatching, in the harness (`make bench`, or `make bench-smoke` for a brief run):
+//
+//	cmd/admitbench  the harness: measures, saves results, draws charts, rewrites the docs page
+//	suite           the comparisons: servers in child processes, rounds, samples
+//	servers         the servers under test: admit, controller-runtime, a bare floor
+//	dispatchers     admit's dispatcher and kube-apiserver's webhook admission plugins
+//	loadgen         the load generator: keep-alive TLS connections, fixed-rate and maximum modes
+//	usage           CPU time, allocations and memory of a process; the machine
+//	report, chart   tables, goals and SVG charts for docs/benchmarks.md
 package bench

@@ -1,9 +1,11 @@
 package dispatchers
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -153,9 +155,18 @@ func (a *APIServer) Close() { close(a.stop) }
 type staticAuthentication struct{ config *rest.Config }
 
 func (s staticAuthentication) ClientConfigFor(string) (*rest.Config, error) {
-	return rest.CopyConfig(s.config), nil
+	return s.copyConfig(), nil
 }
 
 func (s staticAuthentication) ClientConfigForService(string, string, int) (*rest.Config, error) {
-	return rest.CopyConfig(s.config), nil
+	return s.copyConfig(), nil
+}
+
+// copyConfig copies the config with a CA bundle of its own and no spare capacity: the plugins
+// append the webhook's caBundle to it, concurrently for parallel validating webhooks, and
+// rest.CopyConfig alone would let them append into one shared array.
+func (s staticAuthentication) copyConfig() *rest.Config {
+	c := rest.CopyConfig(s.config)
+	c.TLSClientConfig.CAData = slices.Clip(bytes.Clone(s.config.TLSClientConfig.CAData))
+	return c
 }

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/admitkit/admit/bench/suite"
+	"github.com/admitkit/admit/bench/usage"
+)
+
+// savedResults writes a results file like a run's into a fresh directory.
+func savedResults(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	r := suite.Results{Machine: usage.DescribeMachine(), Command: "make bench", Started: time.Now(), Rounds: 1, Config: suite.Full()}
+	for _, server := range []string{"admit", "controller-runtime", "floor"} {
+		r.Serving = append(r.Serving, suite.ServingSample{Server: server, Round: 1, Throughput: 1000, Requests: 100,
+			PerRequest: usage.PerOp{CPU: 100 * time.Microsecond, Allocs: 10}, P50: time.Millisecond, P99: 2 * time.Millisecond})
+	}
+	for _, d := range []string{suite.DispatcherAdmit, suite.DispatcherAPIServer, suite.DispatcherInputCopy} {
+		r.Dispatch = append(r.Dispatch, suite.DispatchSample{Dispatcher: d, Round: 1, Admissions: 10, Elapsed: time.Second,
+			PerAdmission: usage.PerOp{CPU: time.Millisecond, Allocs: 100}})
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, resultsFile), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// The real docs page has every generated section's markers, and a report renders into it.
+func TestReportOnlyRendersTheDocsPage(t *testing.T) {
+	dir := savedResults(t)
+	latency := filepath.Join(dir, "e2e-latency.txt")
+	if err := os.WriteFile(latency, []byte("BenchmarkWebhookLatency-2 100 5000000 ns/op 2.0 mutating-p50-ms 3.0 mutating-p99-ms 1.5 none-p50-ms 2.5 none-p99-ms\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	docs := filepath.Join("..", "..", "..", "docs", "benchmarks.md")
+	before, err := os.ReadFile(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "benchmarks.md")
+	var stderr bytes.Buffer
+	if err := run([]string{"-report-only", "-results", dir, "-docs", docs, "-docs-out", out, "-latency", latency}, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	page, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| admit | 1000 | 1.00× |", "| admit `dispatch` | 1000 µs |", "| mutating | 2.00 ms | 3.00 ms | +0.500 ms |", "## Patch generation"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the rendered page lacks %q", want)
+		}
+	}
+	for _, chart := range []string{"serving-throughput.svg", "serving-cpu.svg", "serving-latency.svg", "dispatch-cpu.svg", "e2e-latency.svg"} {
+		if _, err := os.Stat(filepath.Join(dir, chart)); err != nil {
+			t.Errorf("chart %s not written: %v", chart, err)
+		}
+	}
+	after, err := os.ReadFile(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(before, after) {
+		t.Error("-docs-out was given, yet the docs page itself changed")
+	}
+}
+
+func TestBadInvocations(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{"unknown flag", []string{"-rounds", "3"}, "flag provided but not defined"},
+		{"stray argument", []string{"-report-only", "now"}, `unexpected arguments ["now"]`},
+		{"no saved results", []string{"-report-only", "-results", t.TempDir()}, "reading the last results"},
+		{"missing latency file", []string{"-report-only", "-results", savedResults(t), "-latency", "/nonexistent/e2e.txt"}, "reading the latency benchmark's output"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			if err := run(tc.args, &stderr); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("got %v, want an error containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}

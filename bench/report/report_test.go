@@ -1,0 +1,124 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/admitkit/admit/bench/suite"
+	"github.com/admitkit/admit/bench/usage"
+)
+
+// results are two rounds in which admit serves 3× controller-runtime's throughput at 1.2× the
+// floor's CPU, and its dispatcher spends 0.4× the apiserver plugins' CPU once the input copy is
+// subtracted.
+func results() *suite.Results {
+	cfg := suite.Full()
+	serving := func(server string, round int, throughput float64, cpu time.Duration) suite.ServingSample {
+		return suite.ServingSample{Server: server, Round: round, Throughput: throughput, Requests: 1000,
+			PerRequest: usage.PerOp{CPU: cpu, Allocs: 100, AllocBytes: 2048}, Rate: 1000, RateAchieved: 999,
+			P50: 800 * time.Microsecond, P99: 3 * time.Millisecond, PeakRSS: 40 << 20, Load1: 3}
+	}
+	dispatch := func(name string, round int, cpu time.Duration, allocs float64) suite.DispatchSample {
+		return suite.DispatchSample{Dispatcher: name, Round: round, Admissions: 3000, Elapsed: 3 * time.Second,
+			PerAdmission: usage.PerOp{CPU: cpu, Allocs: allocs, AllocBytes: 100 << 10}, WebhookCPU: time.Millisecond, Load1: 3}
+	}
+	r := &suite.Results{
+		Machine: usage.Machine{CPUs: 2, CPUModel: "Test CPU", GoVersion: "go1.26.8", OS: "linux", Arch: "amd64"},
+		Command: "make bench", Started: time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC), Rounds: 2, Config: cfg,
+		LoadStart: 2.5, LoadEnd: 3.5,
+	}
+	for round := 1; round <= 2; round++ {
+		r.Serving = append(r.Serving,
+			serving("admit", round, 3000, 120*time.Microsecond),
+			serving("controller-runtime", round, 1000, 400*time.Microsecond),
+			serving("floor", round, 6000, 100*time.Microsecond))
+		r.Dispatch = append(r.Dispatch,
+			dispatch(suite.DispatcherAdmit, round, 400*time.Microsecond, 500),
+			dispatch(suite.DispatcherAPIServer, round, 1010*time.Microsecond, 1100),
+			dispatch(suite.DispatcherInputCopy, round, 10*time.Microsecond, 100))
+	}
+	return r
+}
+
+func TestBuild(t *testing.T) {
+	lat := &Latency{Creates: 2000, Runs: 1, Variants: []LatencyVariant{{Name: "mutating", P50: 2.4, P99: 4}, {Name: "none", P50: 1.6, P99: 2.5}}}
+	rep, err := Build(Input{Results: results(), Latency: lat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for section, wants := range map[string][]string{
+		SectionRun: {"`nproc` 2, `Test CPU`, linux/amd64; Go 1.26.8", "2026-03-02 10:00 UTC, 2 rounds", "3.0–3.0 while phases ran", "`make bench`"},
+		SectionServing: {
+			"| admit | 3000 | 3.00× | 0.800 ms | 3.00 ms | 120 µs | 1.20× | 100 | 2.00 KiB | 40.0 MiB |",
+			"| controller-runtime | 1000 | 1.00× |",
+			"Throughput goal (≥ 2.0× controller-runtime): **met** — 3.00×",
+			"CPU goal (≤ 1.3× the floor's CPU per request): **met** — 1.20×",
+			"](../bench/results/serving-throughput.svg)",
+		},
+		SectionDispatch: {
+			"| admit `dispatch` | 400 µs | 0.400× | 500 |",
+			"| k8s.io/apiserver plugins | 1000 µs | 1× | 1000 |",
+			"measured alone: 10.0 µs, 100 allocations",
+			"CPU goal (≤ 0.5× the apiserver's CPU per admission): **met** — 0.400×",
+		},
+		SectionLatency: {
+			"| none | 1.60 ms | 2.50 ms | | |\n| mutating | 2.40 ms | 4.00 ms | +0.800 ms | +1.50 ms |",
+			"Latency goal (< 1 ms added at p50 by a mutating webhook): **met** — +0.800 ms",
+		},
+	} {
+		for _, want := range wants {
+			if !strings.Contains(rep.Sections[section], want) {
+				t.Errorf("section %s lacks %q:\n%s", section, want, rep.Sections[section])
+			}
+		}
+	}
+	for _, name := range []string{"serving-throughput.svg", "serving-cpu.svg", "serving-latency.svg", "dispatch-cpu.svg", "e2e-latency.svg"} {
+		if !strings.HasPrefix(string(rep.Charts[name]), "<svg") {
+			t.Errorf("chart %s missing", name)
+		}
+	}
+}
+
+func TestBuildReportsMissedGoals(t *testing.T) {
+	r := results()
+	for i := range r.Serving {
+		if r.Serving[i].Server == "admit" {
+			r.Serving[i].Throughput = 1500
+			r.Serving[i].PerRequest.CPU = 500 * time.Microsecond
+		}
+	}
+	rep, err := Build(Input{Results: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Throughput goal (≥ 2.0× controller-runtime): **missed** — 1.50×", "CPU goal (≤ 1.3× the floor's CPU per request): **missed** — 5.00×"} {
+		if !strings.Contains(rep.Sections[SectionServing], want) {
+			t.Errorf("serving section lacks %q:\n%s", want, rep.Sections[SectionServing])
+		}
+	}
+	if !strings.Contains(rep.Sections[SectionLatency], "Not measured in this run") {
+		t.Errorf("latency section without latency results: %s", rep.Sections[SectionLatency])
+	}
+}
+
+func TestBuildNeedsABaselineLatency(t *testing.T) {
+	lat := &Latency{Creates: 10, Runs: 1, Variants: []LatencyVariant{{Name: "mutating", P50: 2}}}
+	if _, err := Build(Input{Results: results(), Latency: lat}); err == nil || !strings.Contains(err.Error(), `no "none" variant`) {
+		t.Errorf("got %v, want an error saying the baseline is missing", err)
+	}
+}
+
+func TestNum(t *testing.T) {
+	for _, tc := range []struct {
+		in   float64
+		want string
+	}{
+		{0, "0"}, {0.0123, "0.0123"}, {0.8, "0.800"}, {1, "1.00"}, {2.25, "2.25"}, {44.7, "44.7"},
+		{120, "120"}, {1460, "1460"}, {12261, "12300"}, {-0.5, "-0.500"},
+	} {
+		if got := num(tc.in); got != tc.want {
+			t.Errorf("num(%v) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
