@@ -193,34 +193,40 @@ func (a *admission) matchRules(h *hook) (*invocation, error) {
 	return nil, nil
 }
 
-// ruleMatches is the apiserver's rule predicate: scope, operation, group, version, resource.
-func ruleMatches(r admissionregistrationv1.RuleWithOperations, req *Request, gvr schema.GroupVersionResource) bool {
-	return scopeMatches(r.Scope, req, gvr) &&
-		operationMatches(r.Operations, req.Operation) &&
-		anyOrExact(r.APIGroups, gvr.Group) &&
-		anyOrExact(r.APIVersions, gvr.Version) &&
-		resourceMatches(r.Resources, gvr.Resource, req.SubResource)
+// RuleMatches is the apiserver's rule predicate: whether rule matches operation op on gvr's
+// subresource (empty for the resource itself). namespaced says whether the request is for an
+// object in a namespace; Namespace objects count as cluster-scoped, and subresources inherit the
+// scope of their resource. admit lint uses it to ask what a webhook intercepts.
+func RuleMatches(rule admissionregistrationv1.RuleWithOperations, gvr schema.GroupVersionResource, subresource string, op admissionregistrationv1.OperationType, namespaced bool) bool {
+	return scopeMatches(rule.Scope, gvr, namespaced) &&
+		operationMatches(rule.Operations, op) &&
+		anyOrExact(rule.APIGroups, gvr.Group) &&
+		anyOrExact(rule.APIVersions, gvr.Version) &&
+		resourceMatches(rule.Resources, gvr.Resource, subresource)
 }
 
-func scopeMatches(scope *admissionregistrationv1.ScopeType, req *Request, gvr schema.GroupVersionResource) bool {
+func ruleMatches(r admissionregistrationv1.RuleWithOperations, req *Request, gvr schema.GroupVersionResource) bool {
+	return RuleMatches(r, gvr, req.SubResource, admissionregistrationv1.OperationType(req.Operation), req.Namespace != "")
+}
+
+func scopeMatches(scope *admissionregistrationv1.ScopeType, gvr schema.GroupVersionResource, namespaced bool) bool {
 	if scope == nil || *scope == admissionregistrationv1.AllScopes {
 		return true
 	}
-	// Namespaces are cluster-scoped even though a Namespace request carries a namespace (its own
-	// name); subresources inherit the scope of their parent.
+	// A Namespace request carries a namespace (its own name) but is cluster-scoped.
 	isNamespace := gvr.Group == "" && gvr.Version == "v1" && gvr.Resource == "namespaces"
 	switch *scope {
 	case admissionregistrationv1.NamespacedScope:
-		return !isNamespace && req.Namespace != ""
+		return !isNamespace && namespaced
 	case admissionregistrationv1.ClusterScope:
-		return isNamespace || req.Namespace == ""
+		return isNamespace || !namespaced
 	}
 	return false
 }
 
-func operationMatches(ops []admissionregistrationv1.OperationType, op admissionv1.Operation) bool {
+func operationMatches(ops []admissionregistrationv1.OperationType, op admissionregistrationv1.OperationType) bool {
 	for _, o := range ops {
-		if o == admissionregistrationv1.OperationAll || string(o) == string(op) {
+		if o == admissionregistrationv1.OperationAll || o == op {
 			return true
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/admitkit/admit/dispatch"
 	"github.com/admitkit/admit/dispatch/matchconditions"
 	"github.com/admitkit/admit/resources"
 )
@@ -63,58 +64,9 @@ func (w *webhook) matchesRules(mapper *resources.Mapper, r request) bool {
 	return false
 }
 
+// ruleMatches applies the dispatcher's rule predicate, the apiserver's, to r as if it were for gvr.
 func ruleMatches(rule admissionregistrationv1.RuleWithOperations, r request, gvr schema.GroupVersionResource) bool {
-	return scopeMatches(rule.Scope, r, gvr) &&
-		operationMatches(rule.Operations, r.operation) &&
-		anyOrExact(rule.APIGroups, gvr.Group) &&
-		anyOrExact(rule.APIVersions, gvr.Version) &&
-		resourceMatches(rule.Resources, gvr.Resource, r.subresource)
-}
-
-func scopeMatches(scope *admissionregistrationv1.ScopeType, r request, gvr schema.GroupVersionResource) bool {
-	if scope == nil || *scope == admissionregistrationv1.AllScopes {
-		return true
-	}
-	// Namespaces are cluster-scoped, though a request for one carries its name as namespace.
-	isNamespace := gvr.Group == "" && gvr.Resource == "namespaces"
-	switch *scope {
-	case admissionregistrationv1.NamespacedScope:
-		return r.namespaced && !isNamespace
-	case admissionregistrationv1.ClusterScope:
-		return !r.namespaced || isNamespace
-	}
-	return false
-}
-
-func operationMatches(ops []admissionregistrationv1.OperationType, op admissionregistrationv1.OperationType) bool {
-	for _, o := range ops {
-		if o == admissionregistrationv1.OperationAll || o == op {
-			return true
-		}
-	}
-	return false
-}
-
-func anyOrExact(values []string, want string) bool {
-	for _, v := range values {
-		if v == "*" || v == want {
-			return true
-		}
-	}
-	return false
-}
-
-// resourceMatches as the apiserver's rule matcher: "pods" does not match pods/status, "*"
-// matches every resource but no subresource, and a "*" subresource matches any subresource and
-// none, so "pods/*" matches pods and all its subresources, "*/*" everything.
-func resourceMatches(patterns []string, resource, subresource string) bool {
-	for _, p := range patterns {
-		res, sub, _ := strings.Cut(p, "/")
-		if (res == "*" || res == resource) && (sub == "*" || sub == subresource) {
-			return true
-		}
-	}
-	return false
+	return dispatch.RuleMatches(rule, gvr, r.subresource, r.operation, r.namespaced)
 }
 
 // write is one concrete admission lint imagines: who writes what, where.
