@@ -3,19 +3,21 @@
 package e2e
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"os/exec"
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
-	dispatchconfig "github.com/admitkit/admit/dispatch/config"
 	"github.com/admitkit/admit/lint"
 )
 
@@ -81,8 +83,12 @@ func testRunlevelBootstrapping(t *testing.T, server *conformanceServer) {
 				mustFailClosed(t, err, policy.Name)
 			})
 		}
-		if findings := lowerRunlevelFindings(t, stored, namespaces...); len(findings) != 0 {
-			t.Fatalf("lint flags the exempting configuration: %+v", findings)
+		objects := []string{"validatingwebhookconfiguration/" + stored.Name}
+		for _, ns := range namespaces {
+			objects = append(objects, "namespace/"+ns)
+		}
+		if _, findings := admitLint(t, objects...); len(findings) != 0 {
+			t.Fatalf("admit lint flags the exempting configuration: %+v", findings)
 		}
 	})
 
@@ -96,16 +102,20 @@ func testRunlevelBootstrapping(t *testing.T, server *conformanceServer) {
 		_, err := env.Client.CoreV1().Pods(ns).Create(context.Background(), newPod("app", nil, "app"), metav1.CreateOptions{})
 		mustFailClosed(t, err, policy.Name)
 
-		// What the apiserver just did, lint predicts from the configuration and the namespace.
+		// What the apiserver just did, admit lint predicts from the configuration and the namespace.
+		exitCode, findings := admitLint(t, "validatingwebhookconfiguration/"+stored.Name, "namespace/"+ns)
+		if exitCode != 1 {
+			t.Fatalf("admit lint exited with %d, want 1 (findings)", exitCode)
+		}
 		type view struct{ Rule, Webhook, Field string }
 		var got []view
-		for _, f := range lowerRunlevelFindings(t, stored, ns) {
+		for _, f := range findings {
 			got = append(got, view{f.Rule, f.Webhook, f.Field})
 			mustContain(t, f.Message, ns)
 		}
 		want := []view{{lowerRunlevelRule, policy.Name, "webhooks[0].namespaceSelector"}}
 		if diff := gocmp.Diff(want, got); diff != "" {
-			t.Fatalf("lint findings (-want +got):\n%s", diff)
+			t.Fatalf("admit lint findings (-want +got):\n%s", diff)
 		}
 	})
 }
@@ -114,27 +124,37 @@ func testRunlevelBootstrapping(t *testing.T, server *conformanceServer) {
 // below their configuration's runlevel.
 const lowerRunlevelRule = "B03"
 
-// lowerRunlevelFindings lints the stored configuration together with the live namespaces, the
-// input admit lint reads from a cluster, and returns the findings of lowerRunlevelRule.
-func lowerRunlevelFindings(t *testing.T, stored *admissionregistrationv1.ValidatingWebhookConfiguration, namespaces ...string) []lint.Finding {
+// admitLint pipes `kubectl get OBJECT... -o yaml` into `admit lint -o json -`, the way an
+// administrator lints what a cluster runs, and returns lint's exit code and the findings of
+// lowerRunlevelRule it reported.
+func admitLint(t *testing.T, objects ...string) (exitCode int, findings []lint.Finding) {
 	t.Helper()
-	objects := []runtime.Object{stored}
-	for _, name := range namespaces {
-		ns, err := env.Client.CoreV1().Namespaces().Get(context.Background(), name, metav1.GetOptions{})
-		mustSucceed(t, "reading namespace "+name, err)
-		objects = append(objects, ns)
+	manifest, _, err := env.Kubectl(context.Background(), nil, append([]string{"get", "-o", "yaml"}, objects...)...)
+	mustSucceed(t, "reading the objects to lint", err)
+	cmd := exec.Command(admitBinary(t), "lint", "-o", "json", "-")
+	cmd.Stdin = bytes.NewReader(manifest)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var exitErr *exec.ExitError
+	switch {
+	case errors.As(err, &exitErr):
+		exitCode = exitErr.ExitCode()
+	case err != nil:
+		t.Fatalf("running admit lint: %v", err)
 	}
-	set, err := dispatchconfig.FromObjects(objects...)
-	mustSucceed(t, "building the lint input", err)
-	findings, err := lint.Run(set, lint.Options{})
-	mustSucceed(t, "linting", err)
-	var out []lint.Finding
-	for _, f := range findings {
-		if f.Rule == lowerRunlevelRule && f.Suppressed == lint.NotSuppressed {
-			out = append(out, f)
+	var report struct {
+		Findings []lint.Finding `json:"findings"`
+	}
+	if err := json.Unmarshal(out, &report); err != nil {
+		t.Fatalf("decoding the output of admit lint (exit code %d): %v\nstdout: %s\nstderr: %s", exitCode, err, out, stderr.Bytes())
+	}
+	for _, f := range report.Findings {
+		if f.Rule == lowerRunlevelRule {
+			findings = append(findings, f)
 		}
 	}
-	return out
+	return exitCode, findings
 }
 
 // mustFailClosed fails t unless err is the internal error of a failed call to webhook.
