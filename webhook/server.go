@@ -76,6 +76,43 @@ type Server struct {
 
 	serving  atomic.Bool
 	draining atomic.Bool
+
+	unused connTracker
+}
+
+// connTracker remembers connections that have not yet sent a request. net/http's Shutdown only
+// treats such a connection as idle after 5 s, and clients do keep them: kube-apiserver's
+// connection pool opens connections it may never use. Closing them lets a drain end as soon as
+// the requests in flight are done.
+type connTracker struct {
+	mu    sync.Mutex
+	since map[net.Conn]time.Time
+}
+
+func (t *connTracker) track(c net.Conn, state http.ConnState) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if state == http.StateNew {
+		if t.since == nil {
+			t.since = map[net.Conn]time.Time{}
+		}
+		t.since[c] = time.Now()
+		return
+	}
+	delete(t.since, c)
+}
+
+// closeOlderThan closes the connections that have waited at least age without a request. A
+// younger one may be a request on its way (a TLS handshake in progress) and is left to finish.
+func (t *connTracker) closeOlderThan(age time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for c, since := range t.since {
+		if time.Since(since) >= age {
+			c.Close()
+			delete(t.since, c)
+		}
+	}
 }
 
 // NewServer checks opts and returns a Server; nothing is read or bound until Listen or Run.
@@ -200,6 +237,7 @@ func (s *Server) Run(ctx context.Context) error {
 		ReadHeaderTimeout: s.opts.ReadHeaderTimeout,
 		IdleTimeout:       s.opts.IdleTimeout,
 		ErrorLog:          errorLog,
+		ConnState:         s.unused.track,
 	}
 	if !s.opts.EnableHTTP2 {
 		// A non-nil, empty map keeps net/http from adding HTTP/2.
@@ -228,6 +266,10 @@ func (s *Server) Run(ctx context.Context) error {
 	return s.drain(servers)
 }
 
+// unusedConnectionAge is how long a connection may wait without a request during a drain before
+// it is closed; a TLS handshake on loopback or in a cluster takes far less.
+const unusedConnectionAge = time.Second
+
 // drain shuts the servers down in the order that loses no request: not-ready first, then close
 // the listener, then wait for in-flight requests.
 func (s *Server) drain(servers []*http.Server) error {
@@ -241,6 +283,21 @@ func (s *Server) drain(servers []*http.Server) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.GracePeriod)
 	defer cancel()
+	stopSweeping := make(chan struct{})
+	defer close(stopSweeping)
+	go func() {
+		// While Shutdown waits for requests in flight, close connections that never sent one.
+		ticker := time.NewTicker(100 * time.Millisecond)
+		defer ticker.Stop()
+		for {
+			s.unused.closeOlderThan(unusedConnectionAge)
+			select {
+			case <-stopSweeping:
+				return
+			case <-ticker.C:
+			}
+		}
+	}()
 	var result error
 	for _, srv := range servers {
 		if err := srv.Shutdown(ctx); err != nil {

@@ -372,3 +372,23 @@ func TestNewServerRequiresFilesAndHandler(t *testing.T) {
 		t.Fatal("unexpected cancellation")
 	}
 }
+
+// A client may open a connection and never send a request on it (kube-apiserver's connection
+// pool does). net/http only treats such a connection as idle after 5 s; the drain must not wait
+// for it, nor count it as a request in flight.
+func TestServerDrainClosesConnectionsThatNeverSentARequest(t *testing.T) {
+	pki := newTestPKI(t)
+	s, cancel, done := startServer(t, ServerOptions{CertFile: pki.certFile(), KeyFile: pki.keyFile(), Handler: webhookHandler(t), GracePeriod: 3 * time.Second})
+	conn, err := tls.Dial("tcp", s.Addr().String(), &tls.Config{RootCAs: pki.pool(), ServerName: "127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run = %v: an unused connection held the drain past the grace period", err)
+	}
+	if _, err := conn.Read(make([]byte, 1)); err == nil {
+		t.Fatal("the unused connection is still open after the drain")
+	}
+}
