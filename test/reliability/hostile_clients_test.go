@@ -27,7 +27,7 @@ type hostileRequest struct {
 	contentType string // default application/json
 	// noContentType sends no Content-Type header at all.
 	noContentType bool
-	body        func() []byte
+	body          func() []byte
 	// chunked sends the body without a Content-Length, so the size is only known by reading.
 	chunked  bool
 	wantCode int
