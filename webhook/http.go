@@ -6,18 +6,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"mime"
 	"net/http"
 	"runtime/debug"
-	"strconv"
 	"sync"
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kjson "sigs.k8s.io/json"
+
+	"github.com/admitkit/admit/webhook/internal/wire"
 )
 
 // DefaultMaxRequestBytes bounds an AdmissionReview body. An UPDATE review carries the object twice;
@@ -72,35 +71,14 @@ type httpHandler struct {
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	if r.Method != http.MethodPost {
-		h.refuse(w, http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
-			fmt.Sprintf("method %s is not allowed: admission reviews are sent with POST", r.Method))
-		return
-	}
-	if code, reason, msg := checkMediaType(r.Header.Get("Content-Type")); code != 0 {
-		h.refuse(w, code, reason, msg)
-		return
-	}
-	if r.ContentLength > h.opts.MaxRequestBytes {
-		h.refuse(w, http.StatusRequestEntityTooLarge, metav1.StatusReasonRequestEntityTooLarge,
-			fmt.Sprintf("request body of %d bytes exceeds the limit of %d bytes", r.ContentLength, h.opts.MaxRequestBytes))
-		return
-	}
-
 	buf, _ := h.buffers.Get().(*bytes.Buffer)
 	if buf == nil {
 		buf = new(bytes.Buffer)
 	}
 	buf.Reset()
 	defer h.buffers.Put(buf)
-	if _, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, h.opts.MaxRequestBytes)); err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			h.refuse(w, http.StatusRequestEntityTooLarge, metav1.StatusReasonRequestEntityTooLarge,
-				fmt.Sprintf("request body exceeds the limit of %d bytes", h.opts.MaxRequestBytes))
-			return
-		}
-		h.refuse(w, http.StatusBadRequest, metav1.StatusReasonBadRequest, fmt.Sprintf("reading request body: %v", err))
+	if refusal := wire.ReadBody(w, r, h.opts.MaxRequestBytes, buf, "admission reviews"); refusal != nil {
+		h.refuse(w, refusal.Code, refusal.Reason, refusal.Message)
 		return
 	}
 	req, err := DecodeReview(buf.Bytes())
@@ -117,7 +95,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		resp = Errored(fmt.Errorf("encoding the response: %w", err))
 		status, body, _ = EncodeResponse(req, resp)
 	}
-	writeJSON(w, status, body)
+	wire.WriteJSON(w, status, body)
 	done()
 
 	elapsed := time.Since(start)
@@ -145,7 +123,7 @@ func (h *httpHandler) refuse(w http.ResponseWriter, code int, reason metav1.Stat
 	h.opts.Metrics.badRequest(h.name, code)
 	h.logger.LogAttrs(context.Background(), slog.LevelWarn, "refused admission request",
 		slog.String("webhook", h.name), slog.Int("code", code), slog.String("error", message))
-	writeJSON(w, code, encodeStatus(metav1.Status{Code: int32(code), Reason: reason, Message: message}))
+	wire.WriteStatus(w, &wire.Refusal{Code: code, Reason: reason, Message: message})
 }
 
 func (h *httpHandler) log(ctx context.Context, req *Request, resp Response, elapsed time.Duration) {
@@ -173,24 +151,6 @@ func (h *httpHandler) log(ctx context.Context, req *Request, resp Response, elap
 		attrs = append(attrs, slog.Int("code", int(resp.Status.Code)), slog.String("message", resp.Status.Message))
 	}
 	h.logger.LogAttrs(ctx, level, "admission", attrs...)
-}
-
-// checkMediaType accepts application/json with any parameters; it returns a non-zero code otherwise.
-func checkMediaType(contentType string) (int, metav1.StatusReason, string) {
-	if contentType == "" {
-		return http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
-			"Content-Type header is missing: admission reviews must be sent as application/json"
-	}
-	mediaType, _, err := mime.ParseMediaType(contentType)
-	if err != nil {
-		return http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
-			fmt.Sprintf("Content-Type %q is not a valid media type: %v", contentType, err)
-	}
-	if mediaType != "application/json" {
-		return http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
-			fmt.Sprintf("Content-Type %q is not supported: admission reviews must be sent as application/json", mediaType)
-	}
-	return 0, "", ""
 }
 
 // reviewEnvelope is an AdmissionReview of either version: v1 and v1beta1 have the same shape.
@@ -273,7 +233,7 @@ func EncodeResponse(req *Request, resp Response) (int, []byte, error) {
 		if resp.Status != nil {
 			status = *resp.Status
 		}
-		return int(status.Code), encodeStatus(status), nil
+		return int(status.Code), wire.StatusBody(status), nil
 	}
 	out := admissionv1.AdmissionResponse{
 		UID:              req.UID,
@@ -300,23 +260,4 @@ func EncodeResponse(req *Request, resp Response) (int, []byte, error) {
 		return 0, nil, fmt.Errorf("encoding AdmissionReview: %w", err)
 	}
 	return http.StatusOK, body, nil
-}
-
-func encodeStatus(status metav1.Status) []byte {
-	status.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Status"}
-	status.Status = metav1.StatusFailure
-	body, err := json.Marshal(status)
-	if err != nil {
-		// A Status of strings and integers always encodes; keep a valid body regardless.
-		return []byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","code":500}`)
-	}
-	return body
-}
-
-func writeJSON(w http.ResponseWriter, code int, body []byte) {
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(code)
-	_, _ = io.Copy(w, bytes.NewReader(body))
 }

@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"mime"
 	"net/http"
 	"sort"
 	"strings"
@@ -17,6 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	kjson "sigs.k8s.io/json"
+
+	"github.com/admitkit/admit/webhook/internal/wire"
 )
 
 // Hub converts between the versions of one kind through the hub type H.
@@ -153,34 +153,15 @@ func NewHTTPHandler(c Converter, opts Options) http.Handler {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			writeStatus(w, http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed, "conversion reviews are sent with POST")
+		var buf bytes.Buffer
+		if refusal := wire.ReadBody(w, r, opts.MaxRequestBytes, &buf, "conversion reviews"); refusal != nil {
+			wire.WriteStatus(w, refusal)
 			return
 		}
-		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-			writeStatus(w, http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
-				fmt.Sprintf("Content-Type %q is not supported: conversion reviews must be sent as application/json", r.Header.Get("Content-Type")))
-			return
-		}
-		if r.ContentLength > opts.MaxRequestBytes {
-			writeStatus(w, http.StatusRequestEntityTooLarge, metav1.StatusReasonRequestEntityTooLarge,
-				fmt.Sprintf("request body of %d bytes exceeds the limit of %d bytes", r.ContentLength, opts.MaxRequestBytes))
-			return
-		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, opts.MaxRequestBytes))
-		if err != nil {
-			var tooLarge *http.MaxBytesError
-			if errors.As(err, &tooLarge) {
-				writeStatus(w, http.StatusRequestEntityTooLarge, metav1.StatusReasonRequestEntityTooLarge,
-					fmt.Sprintf("request body exceeds the limit of %d bytes", opts.MaxRequestBytes))
-				return
-			}
-			writeStatus(w, http.StatusBadRequest, metav1.StatusReasonBadRequest, fmt.Sprintf("reading request body: %v", err))
-			return
-		}
+		body := buf.Bytes()
 		review, err := decodeReview(body)
 		if err != nil {
-			writeStatus(w, http.StatusBadRequest, metav1.StatusReasonBadRequest, err.Error())
+			wire.WriteStatus(w, &wire.Refusal{Code: http.StatusBadRequest, Reason: metav1.StatusReasonBadRequest, Message: err.Error()})
 			return
 		}
 		resp := convertAll(r.Context(), c, review.Request)
@@ -191,10 +172,10 @@ func NewHTTPHandler(c Converter, opts Options) http.Handler {
 		}
 		out, err := json.Marshal(apiextensionsv1.ConversionReview{TypeMeta: review.TypeMeta, Response: resp})
 		if err != nil {
-			writeStatus(w, http.StatusInternalServerError, metav1.StatusReasonInternalError, fmt.Sprintf("encoding ConversionReview: %v", err))
+			wire.WriteStatus(w, &wire.Refusal{Code: http.StatusInternalServerError, Reason: metav1.StatusReasonInternalError, Message: fmt.Sprintf("encoding ConversionReview: %v", err)})
 			return
 		}
-		writeJSON(w, http.StatusOK, out)
+		wire.WriteJSON(w, http.StatusOK, out)
 	})
 }
 
@@ -232,18 +213,4 @@ func convertAll(ctx context.Context, c Converter, req *apiextensionsv1.Conversio
 	resp.ConvertedObjects = converted
 	resp.Result = metav1.Status{Status: metav1.StatusSuccess}
 	return resp
-}
-
-func writeStatus(w http.ResponseWriter, code int, reason metav1.StatusReason, message string) {
-	body, _ := json.Marshal(metav1.Status{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Status"},
-		Status:   metav1.StatusFailure, Code: int32(code), Reason: reason, Message: message,
-	})
-	writeJSON(w, code, body)
-}
-
-func writeJSON(w http.ResponseWriter, code int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	_, _ = w.Write(body)
 }
