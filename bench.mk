@@ -9,7 +9,7 @@ BENCH_CREATES ?= 2000
 
 .PHONY: bench bench-latency bench-smoke
 
-## bench: the full comparisons on this machine (about 8 minutes): write latency through a real
+## bench: the full comparisons on this machine (about 6 minutes): write latency through a real
 ## kube-apiserver, then the serving and dispatcher harness, which rewrites the generated parts of
 ## docs/benchmarks.md, the charts and bench/results/results.json; CPU profiles go to
 ## bench/results/tmp/profiles (not committed).

@@ -40,10 +40,24 @@ type Input struct {
 type Report struct {
 	Sections map[string]string
 	Charts   map[string][]byte
+	// goals collects each goal's outcome as the sections are built, for SectionGoals.
+	goals []goal
+}
+
+// goal is one of the issue's targets and what this run measured for it.
+type goal struct {
+	what, target, measured string
+	// status is "met", "missed" or "not measured".
+	status string
+}
+
+func (r *Report) addGoal(what, target, measured string, met bool) {
+	r.goals = append(r.goals, goal{what: what, target: target, measured: measured, status: metOrMissed(met)})
 }
 
 // Section names, as in the page's markers.
 const (
+	SectionGoals    = "goals"
 	SectionRun      = "run"
 	SectionServing  = "serving"
 	SectionDispatch = "dispatch"
@@ -65,7 +79,17 @@ func Build(in Input) (*Report, error) {
 			return nil, fmt.Errorf("report: %w", err)
 		}
 	}
+	rep.Sections[SectionGoals] = goalsSection(rep.goals)
 	return rep, nil
+}
+
+func goalsSection(goals []goal) string {
+	var b strings.Builder
+	b.WriteString("| Goal | Target | Measured | |\n|---|---|---:|---|\n")
+	for _, g := range goals {
+		fmt.Fprintf(&b, "| %s | %s | %s | **%s** |\n", g.what, g.target, g.measured, g.status)
+	}
+	return b.String()
 }
 
 func runSection(r *suite.Results) string {
@@ -150,6 +174,7 @@ func servingSection(in Input, rep *Report) error {
 	r := in.Results
 	if len(r.Serving) == 0 {
 		rep.Sections[SectionServing] = "Not measured in this run."
+		rep.goals = append(rep.goals, goal{what: "Serving", target: "see below", measured: "–", status: "not measured"})
 		return nil
 	}
 	cfg := r.Config.Serving
@@ -183,6 +208,10 @@ func servingSection(in Input, rep *Report) error {
 		metOrMissed(vsCR >= GoalThroughputVsControllerRuntime), ratio(vsCR))
 	fmt.Fprintf(&b, "- CPU goal (≤ %.1f× the floor's CPU per request): **%s** — %s.\n", GoalCPUVsFloor,
 		metOrMissed(vsFloor > 0 && vsFloor <= GoalCPUVsFloor), ratio(vsFloor))
+	rep.addGoal("Serving throughput", fmt.Sprintf("≥ %s× controller-runtime's", num(GoalThroughputVsControllerRuntime)), ratio(vsCR),
+		vsCR >= GoalThroughputVsControllerRuntime)
+	rep.addGoal("Serving CPU per request", fmt.Sprintf("≤ %s× the floor's", num(GoalCPUVsFloor)), ratio(vsFloor),
+		vsFloor > 0 && vsFloor <= GoalCPUVsFloor)
 	fmt.Fprintf(&b, "\n![Maximum throughput](%sserving-throughput.svg)\n![CPU per request](%sserving-cpu.svg)\n![Latency at a fixed rate](%sserving-latency.svg)\n",
 		in.ChartPath, in.ChartPath, in.ChartPath)
 	rep.Sections[SectionServing] = b.String()
@@ -219,6 +248,7 @@ func dispatchSection(in Input, rep *Report) error {
 	r := in.Results
 	if len(r.Dispatch) == 0 {
 		rep.Sections[SectionDispatch] = "Not measured in this run."
+		rep.goals = append(rep.goals, goal{what: "Dispatcher CPU per admission", target: "see below", measured: "–", status: "not measured"})
 		return nil
 	}
 	// Per round: the apiserver's figures less the input copy, then the ratio to admit.
@@ -269,6 +299,8 @@ func dispatchSection(in Input, rep *Report) error {
 		num(c.cpuMicros), num(c.allocs), num(c.allocKiB), ratio(allocRatio))
 	fmt.Fprintf(&b, "\n- CPU goal (≤ %.1f× the apiserver's CPU per admission): **%s** — %s.\n", GoalDispatchCPUVsAPIServer,
 		metOrMissed(cpuRatio > 0 && cpuRatio <= GoalDispatchCPUVsAPIServer), ratio(cpuRatio))
+	rep.addGoal("Dispatcher CPU per admission", fmt.Sprintf("≤ %s× the apiserver plugins'", num(GoalDispatchCPUVsAPIServer)), ratio(cpuRatio),
+		cpuRatio > 0 && cpuRatio <= GoalDispatchCPUVsAPIServer)
 	fmt.Fprintf(&b, "\n![CPU per admission](%sdispatch-cpu.svg)\n", in.ChartPath)
 	rep.Sections[SectionDispatch] = b.String()
 
@@ -322,6 +354,8 @@ func latencySection(in Input, rep *Report) error {
 	lat := in.Latency
 	if lat == nil {
 		rep.Sections[SectionLatency] = "Not measured in this run (it needs a real kube-apiserver: `make bench` runs it)."
+		rep.goals = append(rep.goals, goal{what: "Latency a mutating webhook adds to a write, p50", target: fmt.Sprintf("< %s ms", num(GoalAddedP50)),
+			measured: "–", status: "not measured"})
 		return nil
 	}
 	var base *LatencyVariant
@@ -351,6 +385,8 @@ func latencySection(in Input, rep *Report) error {
 		fmt.Fprintf(&b, "| %s | %s ms | %s ms | %s ms | %s ms |\n", v.Name, num(v.P50), num(v.P99), signed(added50), signed(added99))
 		if v.Name == latencyGoalVariant {
 			goal = fmt.Sprintf("**%s** — %s ms", metOrMissed(added50 < GoalAddedP50), signed(added50))
+			rep.addGoal("Latency a mutating webhook adds to a write, p50", fmt.Sprintf("< %s ms", num(GoalAddedP50)), signed(added50)+" ms",
+				added50 < GoalAddedP50)
 		}
 	}
 	fmt.Fprintf(&b, "\n- Latency goal (< %.0f ms added at p50 by a mutating webhook): %s.\n", GoalAddedP50, goal)

@@ -62,6 +62,12 @@ func TestBuild(t *testing.T) {
 			"measured alone: 10.0 µs, 100 allocations",
 			"CPU goal (≤ 0.5× the apiserver's CPU per admission): **met** — 0.400×",
 		},
+		SectionGoals: {
+			"| Serving throughput | ≥ 2.00× controller-runtime's | 3.00× | **met** |",
+			"| Serving CPU per request | ≤ 1.30× the floor's | 1.20× | **met** |",
+			"| Dispatcher CPU per admission | ≤ 0.500× the apiserver plugins' | 0.400× | **met** |",
+			"| Latency a mutating webhook adds to a write, p50 | < 1.00 ms | +0.800 ms | **met** |",
+		},
 		SectionLatency: {
 			"| none | 1.60 ms | 2.50 ms | | |\n| mutating | 2.40 ms | 4.00 ms | +0.800 ms | +1.50 ms |",
 			"Latency goal (< 1 ms added at p50 by a mutating webhook): **met** — +0.800 ms",
@@ -99,6 +105,11 @@ func TestBuildReportsMissedGoals(t *testing.T) {
 	}
 	if !strings.Contains(rep.Sections[SectionLatency], "Not measured in this run") {
 		t.Errorf("latency section without latency results: %s", rep.Sections[SectionLatency])
+	}
+	for _, want := range []string{"| Serving throughput | ≥ 2.00× controller-runtime's | 1.50× | **missed** |", "| < 1.00 ms | – | **not measured** |"} {
+		if !strings.Contains(rep.Sections[SectionGoals], want) {
+			t.Errorf("goals section lacks %q:\n%s", want, rep.Sections[SectionGoals])
+		}
 	}
 }
 
