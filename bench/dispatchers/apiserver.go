@@ -36,8 +36,8 @@ type APIServer struct {
 }
 
 // NewAPIServer sets the plugins up as kube-apiserver's admission initializers would, with hooks
-// and pod's namespace served by a fake clientset, and waits for their informers to sync. caPEM is
-// the CA the webhooks' serving certificate chains to.
+// and pod's namespace served by a fake clientset, waits for their informers to sync and checks one
+// admission. caPEM is the CA the webhooks' serving certificate chains to.
 func NewAPIServer(hooks Webhooks, pod *corev1.Pod, caPEM []byte) (*APIServer, error) {
 	mutatingPlugin, err := mutating.NewMutatingWebhook(nil)
 	if err != nil {
