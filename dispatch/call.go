@@ -22,6 +22,7 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -194,10 +195,7 @@ func (a *admission) call(ctx context.Context, inv *invocation, object, old json.
 		return nil, &CallingError{WebhookName: h.name, Reason: fmt.Errorf("could not get REST client: %w", err), Status: apierrors.NewInternalError(err)}
 	}
 	uid := types.UID(a.d.newUID())
-	body, err := json.Marshal(admissionv1.AdmissionReview{
-		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/" + version, Kind: "AdmissionReview"},
-		Request:  a.reviewRequest(inv, uid, object, old),
-	})
+	body, err := encodeReview(version, a.reviewRequest(inv, uid, nil, nil), object, old)
 	if err != nil {
 		return nil, &CallingError{WebhookName: h.name, Reason: fmt.Errorf("could not create admission objects: %w", err), Status: apierrors.NewBadRequest("error creating admission objects")}
 	}
@@ -277,6 +275,57 @@ func (a *admission) reviewRequest(inv *invocation, uid types.UID, object, old js
 		out.Options = runtime.RawExtension{Raw: options}
 	}
 	return out
+}
+
+// reviewHead is an AdmissionRequest without its objects, which encodeReview writes itself.
+type reviewHead struct {
+	UID                types.UID                    `json:"uid"`
+	Kind               metav1.GroupVersionKind      `json:"kind"`
+	Resource           metav1.GroupVersionResource  `json:"resource"`
+	SubResource        string                       `json:"subResource,omitempty"`
+	RequestKind        *metav1.GroupVersionKind     `json:"requestKind,omitempty"`
+	RequestResource    *metav1.GroupVersionResource `json:"requestResource,omitempty"`
+	RequestSubResource string                       `json:"requestSubResource,omitempty"`
+	Name               string                       `json:"name,omitempty"`
+	Namespace          string                       `json:"namespace,omitempty"`
+	Operation          admissionv1.Operation        `json:"operation"`
+	UserInfo           authenticationv1.UserInfo    `json:"userInfo"`
+	DryRun             *bool                        `json:"dryRun,omitempty"`
+}
+
+// encodeReview writes the AdmissionReview for req with object, old and req's options as they
+// are. encoding/json would validate and copy each embedded object again for every webhook; they
+// are known to be valid JSON (checked once when the admission starts, or produced by the patch
+// and conversion code), so they are written around instead.
+func encodeReview(version string, req *admissionv1.AdmissionRequest, object, old json.RawMessage) ([]byte, error) {
+	head, err := json.Marshal(reviewHead{
+		UID: req.UID, Kind: req.Kind, Resource: req.Resource, SubResource: req.SubResource,
+		RequestKind: req.RequestKind, RequestResource: req.RequestResource, RequestSubResource: req.RequestSubResource,
+		Name: req.Name, Namespace: req.Namespace, Operation: req.Operation, UserInfo: req.UserInfo, DryRun: req.DryRun,
+	})
+	if err != nil {
+		return nil, err
+	}
+	orNull := func(raw []byte) []byte {
+		if len(raw) == 0 {
+			return []byte("null")
+		}
+		return raw
+	}
+	var b bytes.Buffer
+	b.Grow(len(head) + len(object) + len(old) + len(req.Options.Raw) + 128)
+	b.WriteString(`{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/`)
+	b.WriteString(version)
+	b.WriteString(`","request":`)
+	b.Write(head[:len(head)-1]) // without its closing brace
+	b.WriteString(`,"object":`)
+	b.Write(orNull(object))
+	b.WriteString(`,"oldObject":`)
+	b.Write(orNull(old))
+	b.WriteString(`,"options":`)
+	b.Write(orNull(req.Options.Raw))
+	b.WriteString(`}}`)
+	return b.Bytes(), nil
 }
 
 // post sends the review, retrying like client-go when the webhook answers 429 or 5xx with an

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -234,16 +233,15 @@ func (a *admission) convert(obj json.RawMessage, kind schema.GroupVersionKind) (
 	return a.d.converter.Convert(obj, kind)
 }
 
-// semanticallyEqual compares two JSON documents by value.
+// semanticallyEqual compares two JSON documents by value: key order, spacing and the spelling of
+// equal numbers do not matter. It asks patch.Diff, which compares the documents' tokens without
+// building them as Go values. A document that is not valid JSON equals nothing.
 func semanticallyEqual(x, y json.RawMessage) bool {
 	if string(x) == string(y) {
 		return true
 	}
-	var vx, vy any
-	if json.Unmarshal(x, &vx) != nil || json.Unmarshal(y, &vy) != nil {
-		return false
-	}
-	return reflect.DeepEqual(vx, vy)
+	ops, err := patch.Diff(x, y)
+	return err == nil && len(ops) == 0
 }
 
 // isCanceled reports whether a calling error came from the request being canceled, which the

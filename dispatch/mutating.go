@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -202,9 +203,10 @@ func (a *admission) callMutating(ctx context.Context, inv *invocation, round, in
 	if err != nil {
 		return false, sent, apierrors.NewInternalError(err)
 	}
-	var asObject map[string]any
-	if err := json.Unmarshal(patched, &asObject); err != nil {
-		return false, sent, apierrors.NewInternalError(fmt.Errorf("decoding the patched object: %w", err))
+	// The patched document is valid JSON (evanphx encoded it); it must still be an object, as the
+	// apiserver's decode into the object's type requires.
+	if trimmed := bytes.TrimSpace(patched); len(trimmed) == 0 || trimmed[0] != '{' {
+		return false, sent, apierrors.NewInternalError(fmt.Errorf("the patched object is not a JSON object"))
 	}
 	changed = !semanticallyEqual(object, patched)
 	if inv.kind != a.req.Kind && a.d.converter != nil {

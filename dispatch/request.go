@@ -63,6 +63,15 @@ func (r *Request) validate() error {
 	if r.Operation == admissionv1.Update && len(r.OldObject) == 0 {
 		return fmt.Errorf("an UPDATE request needs the old object")
 	}
+	// Checked once here: every webhook call embeds these bytes as they are.
+	for _, doc := range []struct {
+		name string
+		raw  json.RawMessage
+	}{{"object", r.Object}, {"old object", r.OldObject}, {"options", r.Options}} {
+		if len(doc.raw) > 0 && !json.Valid(doc.raw) {
+			return fmt.Errorf("the %s is not valid JSON", doc.name)
+		}
+	}
 	return nil
 }
 

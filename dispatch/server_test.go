@@ -145,6 +145,9 @@ func (tw *testWebhooks) serve(w http.ResponseWriter, r *http.Request) {
 	case path == "/sleep":
 		select {
 		case <-r.Context().Done():
+			// A hanging webhook never answers: abort rather than write a late success, which
+			// can reach a client that is giving up at that very moment.
+			panic(http.ErrAbortHandler)
 		case <-time.After(5 * time.Second):
 		}
 	case path == "/redirect":
