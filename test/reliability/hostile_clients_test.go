@@ -93,35 +93,26 @@ func nestedReview(value string) []byte {
 	return []byte(strings.Replace(string(podReview("nested", "nginx")), `"metadata":{`, `"nested":`+value+`,"metadata":{`, 1))
 }
 
-// TestServeRefusesHostileClients sends admit serve malformed, oversized and slow requests, several
+// hostileClients sends admit serve malformed, oversized and slow requests, several
 // of each at once. Promises: each gets a clear 4xx with a Status saying what is wrong; a body
 // declared too large is refused before it is read; clients that send headers slowly are
 // disconnected after the header timeout; nothing panics; the server keeps serving; and its peak
 // memory stays bounded.
-func TestServeRefusesHostileClients(t *testing.T) {
-	t.Parallel()
+func hostileClients(t *testing.T) {
 	p := currentProfile()
 	pki := newServingPKI(t)
 	volume := newSecretVolume(t, pki.files(pki.serving))
 	server := startServe(t, volume.dir)
 	startRSS := server.peakRSS(t)
 
-	t.Run("group", func(t *testing.T) {
-		for _, tt := range hostileRequests() {
-			t.Run(tt.name, func(t *testing.T) {
-				t.Parallel()
-				sendConcurrently(t, p.concurrentHostile, server.addr, pki, tt)
-			})
-		}
-		t.Run("declared size over the limit", func(t *testing.T) {
-			t.Parallel()
-			refusedUnread(t, server.addr, pki)
-		})
-		t.Run("slowloris", func(t *testing.T) {
-			t.Parallel()
-			slowloris(t, server.addr, pki, p.slowClients)
-		})
-	})
+	scenarios := []scenario{
+		{"declared size over the limit", func(t *testing.T) { refusedUnread(t, server.addr, pki) }},
+		{"slowloris", func(t *testing.T) { slowloris(t, server.addr, pki, p.slowClients) }},
+	}
+	for _, tt := range hostileRequests() {
+		scenarios = append(scenarios, scenario{tt.name, func(t *testing.T) { sendConcurrently(t, p.concurrentHostile, server.addr, pki, tt) }})
+	}
+	runConcurrently(t, scenarios...)
 
 	peak := server.peakRSS(t)
 	t.Logf("profile %s: peak RSS of admit serve %s at start, %s after %d copies of each hostile request at once and %d slow clients",
@@ -140,10 +131,9 @@ func TestServeRefusesHostileClients(t *testing.T) {
 	assertServes(t, server.addr, pki)
 }
 
-// TestServeRefusesAmbiguousJSON sends reviews with duplicate keys and invalid UTF-8. Promise: each
+// ambiguousJSON sends reviews with duplicate keys and invalid UTF-8. Promise: each
 // gets 400 and a Status naming the problem, rather than one reading picked silently.
-func TestServeRefusesAmbiguousJSON(t *testing.T) {
-	t.Parallel()
+func ambiguousJSON(t *testing.T) {
 	pki := newServingPKI(t)
 	volume := newSecretVolume(t, pki.files(pki.serving))
 	server := startServe(t, volume.dir)

@@ -24,11 +24,11 @@ import (
 // extension (10 MiB) read.
 const hugeAnswerBytes = 20 << 20
 
-// copyBombDoublings copy operations double a 64-byte array 18 times: 16 MiB of copies, well over
+// copyBombDoublings copy operations double a 64-byte array 16 times: 4 MiB of copies, over
 // the 3 MiB kube-apiserver lets copy operations add (JSONPatchMaxCopyBytes), yet small enough
 // not to hurt the machine when a caller has no limit at all. Each further doubling would double
 // the memory: 30 of them, under 2 KB of patch, make 64 GiB.
-const copyBombDoublings = 18
+const copyBombDoublings = 16
 
 // hostileServer is a webhook server on 127.0.0.1 whose paths misbehave the ways a broken webhook
 // or extension does. Answers that need a shape are AdmissionReviews for paths under /admission/
@@ -162,6 +162,12 @@ func (h *hostileServer) serve(w http.ResponseWriter, r *http.Request, redirectTo
 			case <-time.After(100 * time.Millisecond):
 			}
 		}
+	case "hugepatch":
+		if kind == "admission" {
+			writeHugePatch(w, body)
+			return
+		}
+		fallthrough
 	default:
 		if kind == "extension" {
 			w.Header().Set("Content-Type", "application/json")
@@ -194,9 +200,6 @@ func (h *hostileServer) answerAdmission(w http.ResponseWriter, behaviour string,
 			ops = append(ops, `{"op":"copy","from":"/bomb","path":"/bomb/-"}`)
 		}
 		resp.Patch, resp.PatchType = []byte("["+strings.Join(ops, ",")+"]"), &jsonPatch
-	case "hugepatch":
-		value := strings.Repeat("p", hugeAnswerBytes)
-		resp.Patch, resp.PatchType = []byte(`[{"op":"add","path":"/metadata/annotations","value":{"huge":"`+value+`"}}]`), &jsonPatch
 	case "nonobject":
 		resp.Patch, resp.PatchType = []byte(`[{"op":"replace","path":"","value":42}]`), &jsonPatch
 	case "badmetadata":
@@ -213,4 +216,26 @@ func (h *hostileServer) answerAdmission(w http.ResponseWriter, behaviour string,
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(out)
+}
+
+// writeHugePatch answers a review with a patch of 20 MiB, streamed: the answer is never held in
+// memory, and callers that stop reading at their limit make the server stop writing.
+func writeHugePatch(w http.ResponseWriter, body []byte) {
+	var review admissionv1.AdmissionReview
+	if err := json.Unmarshal(body, &review); err != nil || review.Request == nil {
+		http.Error(w, "not an AdmissionReview", http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"apiVersion":%q,"kind":"AdmissionReview","response":{"uid":%q,"allowed":true,"patchType":"JSONPatch","patch":"`,
+		review.APIVersion, review.Request.UID)
+	// The patch is base64 in JSON; "A" is a valid base64 digit, and the content does not matter:
+	// a caller must stop reading long before it could decode it.
+	block := strings.Repeat("A", 1<<20)
+	for range hugeAnswerBytes / len(block) {
+		if _, err := w.Write([]byte(block)); err != nil {
+			return
+		}
+	}
+	_, _ = w.Write([]byte(`"}}`))
 }

@@ -24,12 +24,11 @@ import (
 // multiple of it.
 const panicEvery = 7
 
-// TestServerSurvivesPanickingHandler loads a webhook.Server whose handler panics on every
+// panickingHandler loads a webhook.Server whose handler panics on every
 // seventh request. Promise: exactly those requests get a 500 carrying a Status, every other
 // request is answered normally, the server stays up, and admit_webhook_panics_total counts
 // exactly the panics.
-func TestServerSurvivesPanickingHandler(t *testing.T) {
-	t.Parallel()
+func panickingHandler(t *testing.T) {
 	p := currentProfile()
 	pki := newServingPKI(t)
 	dir := t.TempDir()

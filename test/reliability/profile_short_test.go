@@ -15,7 +15,7 @@ func currentProfile() profile {
 		requestsPerConn:      50,
 		panicDuration:        2 * time.Second,
 		drainDelay:           time.Second,
-		gracePeriod:          3 * time.Second,
+		gracePeriod:          5 * time.Second,
 		inFlight:             4,
 		slowClients:          8,
 		concurrentHostile:    4,

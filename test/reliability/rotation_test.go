@@ -17,12 +17,11 @@ import (
 // certificate on new connections.
 const reloadPromise = 10 * time.Second
 
-// TestServeRotatesCertificateUnderLoad loads admit serve at a fixed rate while its serving
+// certificateRotationUnderLoad loads admit serve at a fixed rate while its serving
 // certificate is rotated halfway the way a Secret volume does it (atomic ..data symlink swap).
 // Promise: no request fails — connections keep being opened throughout, so handshakes straddle
 // the swap — and new handshakes present the new certificate within 10 s.
-func TestServeRotatesCertificateUnderLoad(t *testing.T) {
-	t.Parallel()
+func certificateRotationUnderLoad(t *testing.T) {
 	p := currentProfile()
 	pki := newServingPKI(t)
 	renewed := issueServing(t, pki.ca) // same CA, as cert-manager renews: caBundle stays valid

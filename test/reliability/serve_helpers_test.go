@@ -35,9 +35,18 @@ type builtCommand struct {
 // admitCommand is shared by every test of the package: building admit takes seconds.
 var admitCommand builtCommand
 
-// Path builds admit the first time and returns the binary's path.
+// Path returns the binary's path, building it unless that is done or under way.
 func (b *builtCommand) Path(t testing.TB) string {
 	t.Helper()
+	b.build()
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.path
+}
+
+// build builds admit once; concurrent calls wait for the first.
+func (b *builtCommand) build() {
 	b.once.Do(func() {
 		b.dir, b.err = os.MkdirTemp("", "admit-reliability-")
 		if b.err != nil {
@@ -49,13 +58,11 @@ func (b *builtCommand) Path(t testing.TB) string {
 			b.err = fmt.Errorf("go build ./cmd/admit: %v\n%s", err, out)
 		}
 	})
-	if b.err != nil {
-		t.Fatal(b.err)
-	}
-	return b.path
 }
 
+// remove deletes the build, waiting for one under way.
 func (b *builtCommand) remove() {
+	b.once.Do(func() {})
 	if b.dir != "" {
 		os.RemoveAll(b.dir)
 	}

@@ -18,11 +18,10 @@ import (
 	"github.com/admitkit/admit/certs"
 )
 
-// TestServeTLSPolicy connects to admit serve with clients of every TLS version and client
+// tlsPolicy connects to admit serve with clients of every TLS version and client
 // certificate. Promises: the minimum TLS version is enforced; with --client-ca, a client without
 // a certificate signed by that CA is refused.
-func TestServeTLSPolicy(t *testing.T) {
-	t.Parallel()
+func tlsPolicy(t *testing.T) {
 	pki := newServingPKI(t)
 	clientCA, err := certs.NewCA("admit reliability client CA", time.Hour)
 	if err != nil {
@@ -100,12 +99,11 @@ func issueClient(t *testing.T, ca *certs.CA, name string) tls.Certificate {
 	return cert
 }
 
-// TestCommandsNeverPublishPrivateKeys runs every command that writes a caBundle — admit serve
+// noPrivateKeyInCABundle runs every command that writes a caBundle — admit serve
 // --print-config and admit certs inject — with the files admit certs create wrote, then with CA
 // files that hold a private key in some form. Promise: a caBundle only ever holds the CA
 // certificates, and a CA file with a private key in it is refused without writing anything.
-func TestCommandsNeverPublishPrivateKeys(t *testing.T) {
-	t.Parallel()
+func noPrivateKeyInCABundle(t *testing.T) {
 	dir := t.TempDir()
 	tlsDir := filepath.Join(dir, "tls")
 	caKeyFile := filepath.Join(dir, "ca.key")
@@ -197,12 +195,11 @@ func readFile(t *testing.T, name string) []byte {
 	return b
 }
 
-// TestServeLogsNoSecrets runs admit serve at debug level and sends it requests that carry secrets
+// noSecretsInLogs runs admit serve at debug level and sends it requests that carry secrets
 // where secrets travel: object data, environment values, annotations, user extra, an
 // Authorization header, the URL, and reviews it refuses. Promise: none of them, and no part of the
 // private key, appears in the logs.
-func TestServeLogsNoSecrets(t *testing.T) {
-	t.Parallel()
+func noSecretsInLogs(t *testing.T) {
 	pki := newServingPKI(t)
 	volume := newSecretVolume(t, pki.files(pki.serving))
 	server := startServe(t, volume.dir, "--log-level", "debug")

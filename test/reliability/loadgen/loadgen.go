@@ -73,8 +73,9 @@ func (o Outcome) String() string {
 type Record struct {
 	Seq int
 	// Due is when the request was scheduled; Sent when a connection started sending it, which
-	// is later when every connection was busy.
-	Due, Sent time.Time
+	// is later when every connection was busy; Written when it was completely written, zero if
+	// it never was.
+	Due, Sent, Written time.Time
 	// Latency runs from Due to the end of the answer, or to the error.
 	Latency time.Duration
 	Outcome Outcome
@@ -306,8 +307,13 @@ func (c *connection) send(ctx context.Context, seq int, due time.Time) Record {
 	// GetConn resets it: when the transport retries on a fresh connection, the last attempt counts.
 	var connected bool
 	trace := &httptrace.ClientTrace{
-		GetConn: func(string) { connected = false },
+		GetConn: func(string) { connected, rec.Written = false, time.Time{} },
 		GotConn: func(httptrace.GotConnInfo) { connected = true },
+		WroteRequest: func(info httptrace.WroteRequestInfo) {
+			if info.Err == nil {
+				rec.Written = time.Now()
+			}
+		},
 	}
 	req = req.WithContext(httptrace.WithClientTrace(ctx, trace))
 	resp, err := c.client.Do(req)

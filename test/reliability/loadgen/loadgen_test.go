@@ -70,6 +70,9 @@ func TestOutcomes(t *testing.T) {
 				if (rec.Err == nil) != (rec.Outcome == OK) {
 					t.Errorf("record %d: outcome %s with error %v", i, rec.Outcome, rec.Err)
 				}
+				if written := !rec.Written.IsZero(); written != (rec.Outcome != NotConnected) {
+					t.Errorf("record %d: outcome %s, written at %v", i, rec.Outcome, rec.Written)
+				}
 			}
 		})
 	}

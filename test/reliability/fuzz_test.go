@@ -1,0 +1,252 @@
+package reliability
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/admitkit/admit/certs"
+	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/dispatch/config"
+)
+
+// The decoders of the calling side are unexported, so they are fuzzed through the dispatcher: a
+// webhook server answers whatever the fuzzer chose. Seeds are in testdata/fuzz.
+
+// fuzzUID is the uid every review of the fuzz dispatchers carries, so an answer can echo it.
+const fuzzUID = "fuzz-uid"
+
+// answer is what the fuzz webhook server sends back.
+type answer struct {
+	status      int
+	contentType string
+	body        []byte
+}
+
+// fuzzWebhook serves the answer last stored, on 127.0.0.1 over TLS, until the fuzz target ends.
+type fuzzWebhook struct {
+	url      string
+	caBundle []byte
+	current  atomic.Pointer[answer]
+}
+
+func startFuzzWebhook(f *testing.F) *fuzzWebhook {
+	f.Helper()
+	ca, err := certs.NewCA("fuzz", time.Hour)
+	if err != nil {
+		f.Fatal(err)
+	}
+	kp, err := ca.IssueServing(certs.ServingOptions{IPs: []net.IP{net.IPv4(127, 0, 0, 1)}, ValidFor: time.Hour})
+	if err != nil {
+		f.Fatal(err)
+	}
+	cert, err := kp.TLSCertificate()
+	if err != nil {
+		f.Fatal(err)
+	}
+	fw := &fuzzWebhook{caBundle: ca.CertPEM()}
+	server := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		a := fw.current.Load()
+		if a.contentType != "" {
+			w.Header().Set("Content-Type", a.contentType)
+		}
+		w.WriteHeader(a.status)
+		_, _ = w.Write(a.body)
+	}))
+	server.Config.ErrorLog = log.New(io.Discard, "", 0)
+	server.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	server.StartTLS()
+	f.Cleanup(server.Close)
+	fw.url = server.URL
+	return fw
+}
+
+// dispatcher returns a dispatcher with one webhook of the given type and policy calling fw.
+func (fw *fuzzWebhook) dispatcher(t testing.TB, mutating bool, policy admissionregistrationv1.FailurePolicyType) *dispatch.Dispatcher {
+	w := webhookTo("fuzz.reliability.admit.dev", fw.url+"/fuzz", fw.caBundle, policy, 1)
+	m := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "fuzz"}}
+	v := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "fuzz"}}
+	if mutating {
+		m.Webhooks = []admissionregistrationv1.MutatingWebhook{{Name: w.Name, ClientConfig: w.ClientConfig, Rules: w.Rules,
+			FailurePolicy: w.FailurePolicy, SideEffects: w.SideEffects, TimeoutSeconds: w.TimeoutSeconds, AdmissionReviewVersions: w.AdmissionReviewVersions}}
+	} else {
+		v.Webhooks = []admissionregistrationv1.ValidatingWebhook{w}
+	}
+	config.SetDefaultsMutating(m)
+	config.SetDefaultsValidating(v)
+	d, err := dispatch.New(dispatch.Options{
+		Mutating:   []*admissionregistrationv1.MutatingWebhookConfiguration{m},
+		Validating: []*admissionregistrationv1.ValidatingWebhookConfiguration{v},
+		NewUID:     func() string { return fuzzUID },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// FuzzDispatcherWebhookAnswer lets a validating webhook answer any status, media type and body.
+// Whatever it answers, Admit returns a Result without panicking, the failure policy decides every
+// answer that is not a valid review (Ignore admits unless the webhook itself denied), a rejection
+// carries a status code of at least 400, and warnings stay within the apiserver's budget.
+func FuzzDispatcherWebhookAnswer(f *testing.F) {
+	valid := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"` + fuzzUID + `","allowed":true}}`
+	f.Add(200, "application/json", []byte(valid), false)
+	f.Add(200, "application/json", []byte(strings.Replace(valid, `"allowed":true`, `"allowed":false,"status":{"code":403,"message":"no"}`, 1)), false)
+	f.Add(200, "application/json", []byte(strings.Replace(valid, `"allowed":true`, `"allowed":true,"warnings":["a","`+strings.Repeat("w", 5000)+`","\u0000"]`, 1)), true)
+	f.Add(200, "application/yaml", []byte("apiVersion: admission.k8s.io/v1\nkind: AdmissionReview\nresponse: {uid: "+fuzzUID+", allowed: true}\n"), true)
+	f.Add(200, "text/plain", []byte(valid), false)
+	f.Add(200, "", []byte{}, true)
+	f.Add(500, "application/json", []byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","code":500,"message":"down"}`), false)
+	f.Add(307, "text/html", []byte(`<a href="https://127.0.0.1:1/">moved</a>`), true)
+	f.Add(200, "application/json", []byte(strings.Replace(valid, fuzzUID, "other", 1)), false)
+	f.Add(200, "application/json", []byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"`+fuzzUID+`","allowed":true,"patch":"W10=","patchType":"JSONPatch"}}`), true)
+	f.Add(200, "application/json", []byte(`{"apiVersion":"v1","kind":"Status"}`), false)
+	fw := startFuzzWebhook(f)
+	dispatchers := map[admissionregistrationv1.FailurePolicyType]*dispatch.Dispatcher{
+		admissionregistrationv1.Fail:   fw.dispatcher(f, false, admissionregistrationv1.Fail),
+		admissionregistrationv1.Ignore: fw.dispatcher(f, false, admissionregistrationv1.Ignore),
+	}
+	f.Fuzz(func(t *testing.T, status int, contentType string, body []byte, ignore bool) {
+		if status < 200 || status > 599 || strings.ContainsAny(contentType, "\r\n\x00") || !utf8.ValidString(contentType) {
+			t.Skip("not an answer an HTTP server can send")
+		}
+		fw.current.Store(&answer{status: status, contentType: contentType, body: body})
+		policy := admissionregistrationv1.Fail
+		if ignore {
+			policy = admissionregistrationv1.Ignore
+		}
+		res, err := dispatchers[policy].Admit(context.Background(), podCreate("fuzz"))
+		if err != nil {
+			t.Fatalf("Admit: %v", err)
+		}
+		if len(res.Webhooks) != 1 {
+			t.Fatalf("%d webhook results, want 1", len(res.Webhooks))
+		}
+		outcome := res.Webhooks[0].Outcome
+		if ignore && !res.Allowed && outcome != dispatch.OutcomeDenied {
+			t.Fatalf("failurePolicy Ignore, webhook outcome %s: rejected with %s", outcome, statusText(res.Status))
+		}
+		if !res.Allowed && (res.Status == nil || res.Status.Code < 400) {
+			t.Fatalf("rejected with %s: want a status code of at least 400", statusText(res.Status))
+		}
+		runes := 0
+		for _, w := range res.Warnings {
+			runes += utf8.RuneCountInString(w)
+		}
+		if runes > 4096 {
+			t.Fatalf("%d runes of warnings passed the 4096-rune budget", runes)
+		}
+	})
+}
+
+// FuzzDispatcherPatch lets a mutating webhook answer any JSON patch. Admit returns without
+// panicking; an admitted object is a JSON object; and the object cannot grow by more than the
+// patch could carry plus the 3 MiB copy operations may add, as in kube-apiserver — a small patch
+// must not be able to make the dispatcher build a huge object.
+func FuzzDispatcherPatch(f *testing.F) {
+	f.Add([]byte(`[{"op":"add","path":"/metadata/labels/team","value":"payments"}]`))
+	f.Add([]byte(`[{"op":"remove","path":"/spec/containers/0"},{"op":"test","path":"/kind","value":"Pod"}]`))
+	f.Add([]byte(`[{"op":"move","from":"/spec","path":"/status"},{"op":"copy","from":"/metadata","path":"/spec"}]`))
+	f.Add([]byte(`[{"op":"replace","path":"","value":42}]`))
+	f.Add([]byte(`[{"op":"add","path":"/metadata/labels/a~1b","value":"<&>"},{"op":"replace","path":"/spec/containers/-1/image","value":"x"}]`))
+	f.Add([]byte(`[{"op":"add","path":"/x","value":1e400}]`))
+	f.Add([]byte(`[{"op":"unknown","path":"/x"}]`))
+	f.Add([]byte(`[{`))
+	bomb := []string{`{"op":"add","path":"/bomb","value":["` + strings.Repeat("b", 60) + `"]}`}
+	for range copyBombDoublings {
+		bomb = append(bomb, `{"op":"copy","from":"/bomb","path":"/bomb/-"}`)
+	}
+	f.Add([]byte("[" + strings.Join(bomb, ",") + "]"))
+	fw := startFuzzWebhook(f)
+	d := fw.dispatcher(f, true, admissionregistrationv1.Fail)
+	object := podCreate("fuzz").Object
+	f.Fuzz(func(t *testing.T, patch []byte) {
+		review, err := json.Marshal(map[string]any{
+			"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+			"response": map[string]any{"uid": fuzzUID, "allowed": true, "patch": patch, "patchType": "JSONPatch"},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fw.current.Store(&answer{status: 200, contentType: "application/json", body: review})
+		res, err := d.Admit(context.Background(), podCreate("fuzz"))
+		if err != nil {
+			t.Fatalf("Admit: %v", err)
+		}
+		if !res.Allowed {
+			if res.Status == nil || res.Status.Code != 500 {
+				t.Fatalf("rejected with %s: a webhook that allowed can only cause an internal error", statusText(res.Status))
+			}
+			return
+		}
+		var asObject map[string]any
+		decoder := json.NewDecoder(bytes.NewReader(res.Object))
+		decoder.UseNumber() // a number out of float64's range is still JSON
+		if err := decoder.Decode(&asObject); err != nil {
+			t.Fatalf("the admitted object is not a JSON object: %v", err)
+		}
+		// json.Marshal may spell a character of the patch in 6 bytes (\u003c for <).
+		if limit := len(object) + 6*len(patch) + 3<<20; len(res.Object) > limit {
+			t.Fatalf("a %d-byte patch grew a %d-byte object to %s", len(patch), len(object), mib(int64(len(res.Object))))
+		}
+	})
+}
+
+// certificateBlock matches one PEM certificate block, from its BEGIN line to its END line.
+var certificateBlock = regexp.MustCompile(`(?s)-----BEGIN CERTIFICATE-----.*?-----END CERTIFICATE-----`)
+
+// FuzzParseCertificatesPEM feeds arbitrary bundles to the caBundle parser every command uses
+// before writing a caBundle. Whatever it accepts holds certificate blocks and whitespace, nothing
+// else: text the parser skips (a damaged key block, base64 without its BEGIN line) would be
+// published in the caBundle with the certificates.
+func FuzzParseCertificatesPEM(f *testing.F) {
+	ca, err := certs.NewCA("fuzz", time.Hour)
+	if err != nil {
+		f.Fatal(err)
+	}
+	other, err := certs.NewCA("fuzz other", time.Hour)
+	if err != nil {
+		f.Fatal(err)
+	}
+	cert, key := ca.CertPEM(), ca.KeyPEM()
+	f.Add(cert)
+	f.Add(append(append([]byte{}, cert...), other.CertPEM()...))
+	f.Add(append(append([]byte{}, cert...), key...))
+	f.Add(append([]byte(strings.Replace(string(key), "-----END PRIVATE KEY-----", "-----END PRIVATE KEY----", 1)), cert...))
+	f.Add(append([]byte("comment\n"), cert...))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, bundle []byte) {
+		parsed, err := certs.ParseCertificatesPEM(bundle)
+		if err != nil {
+			if parsed != nil {
+				t.Fatal("certificates returned with an error")
+			}
+			return
+		}
+		if len(parsed) == 0 {
+			t.Fatal("a bundle without certificates was accepted")
+		}
+		blocks := certificateBlock.FindAll(bundle, -1)
+		outside := bytes.TrimSpace(certificateBlock.ReplaceAll(bundle, nil))
+		if len(outside) > 0 || len(blocks) != len(parsed) {
+			t.Fatalf("accepted %d certificates from %d certificate blocks and %q outside them:\n%s", len(parsed), len(blocks), outside, bundle)
+		}
+	})
+}
