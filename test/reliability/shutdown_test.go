@@ -20,8 +20,8 @@ import (
 // drainOnSIGTERM sends SIGTERM to a loaded admit serve with requests in flight.
 // Promises: /readyz fails before the listener closes; requests keep being served during the
 // drain delay; every request in flight completes, even one whose body arrives after the listener
-// has closed; a request still unfinished when the grace period ends is cut off, and nothing is
-// accepted after that.
+// has closed, and so does a request sent after that on a connection accepted before; a request
+// still unfinished when the grace period ends is cut off, and nothing is accepted after that.
 func drainOnSIGTERM(t *testing.T) {
 	p := currentProfile()
 	pki := newServingPKI(t)
@@ -63,6 +63,14 @@ func drainOnSIGTERM(t *testing.T) {
 	sigtermAt := time.Now()
 	server.signal(t, syscall.SIGTERM)
 	notReadyAt := readiness.wait(t, p.drainDelay+10*time.Second)
+	// A client that connects in the middle of the drain delay and sends its request just after
+	// the listener has closed, as a request on its way at that moment does: the server accepted
+	// the connection, so it must answer the request.
+	time.Sleep(time.Until(sigtermAt.Add(p.drainDelay / 2)))
+	late, lateErr := holdConnection(server.addr, config, podReview("late", "nginx"))
+	if lateErr != nil && time.Since(sigtermAt) < p.drainDelay {
+		t.Errorf("connecting during the drain delay: %v", lateErr)
+	}
 	var refusedAt time.Time
 	waitFor(t, p.drainDelay+10*time.Second, "the listener to close", func() error {
 		conn, err := net.DialTimeout("tcp", server.addr, time.Second)
@@ -84,6 +92,15 @@ func drainOnSIGTERM(t *testing.T) {
 		if err := held.finish(fmt.Sprintf("held-%d", i)); err != nil {
 			t.Errorf("request %d in flight at SIGTERM: %v", i, err)
 		}
+	}
+	switch {
+	case late != nil:
+		if err := late.finish("late"); err != nil {
+			t.Errorf("request sent just after the listener closed, on a connection accepted just before: %v", err)
+		}
+		late.conn.Close()
+	default:
+		t.Logf("the machine was too slow to connect before the listener closed (%v): the late request was not sent", lateErr)
 	}
 	select {
 	case <-server.exited:
@@ -128,12 +145,13 @@ func drainOnSIGTERM(t *testing.T) {
 	}
 }
 
-// heldRequest is an admission request kept in flight: its headers are sent and the handler is
-// reading the body, which is sent only when finish is called.
+// heldRequest is an admission request kept waiting on an open connection: the rest of it is sent
+// only when finish is called.
 type heldRequest struct {
 	conn   *tls.Conn
 	reader *bufio.Reader
-	body   []byte
+	// unsent is what finish sends: the body, or the whole request.
+	unsent []byte
 }
 
 // holdRequest sends the headers of a review with "Expect: 100-continue". net/http answers
@@ -161,14 +179,26 @@ func holdRequest(t *testing.T, addr string, config *tls.Config, body []byte) *he
 		t.Fatalf("held request: after 100 Continue, got %q (%v)", blank, err)
 	}
 	_ = conn.SetDeadline(time.Time{})
-	return &heldRequest{conn: conn, reader: reader, body: body}
+	return &heldRequest{conn: conn, reader: reader, unsent: body}
 }
 
-// finish sends the body and checks the answer.
+// holdConnection opens a connection and completes the TLS handshake; the review is sent, headers
+// and body, only when finish is called. The caller closes the connection.
+func holdConnection(addr string, config *tls.Config, body []byte) (*heldRequest, error) {
+	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", addr, config)
+	if err != nil {
+		return nil, err
+	}
+	request := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+		mirroredPodPath, addr, len(body), body)
+	return &heldRequest{conn: conn, reader: bufio.NewReader(conn), unsent: []byte(request)}, nil
+}
+
+// finish sends the rest of the request and checks the answer.
 func (h *heldRequest) finish(uid string) error {
 	_ = h.conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := h.conn.Write(h.body); err != nil {
-		return fmt.Errorf("sending the body: %w", err)
+	if _, err := h.conn.Write(h.unsent); err != nil {
+		return fmt.Errorf("sending the rest of the request: %w", err)
 	}
 	resp, err := http.ReadResponse(h.reader, nil)
 	if err != nil {
