@@ -9,14 +9,17 @@ E2E_TIMEOUT ?= 20m
 
 .PHONY: all build test tools vet unit e2e fmt-check clean
 
+include bench.mk
+
 all: build
 
 build:
 	$(GO) build -o $(BIN)/admit ./cmd/admit
 
 ## test: everything CI runs — formatting, vet, unit tests with -race, the e2e suite on a real
-## kube-apiserver + etcd (built/installed on first use).
-test: fmt-check vet unit e2e
+## kube-apiserver + etcd (built/installed on first use), and a seconds-long run of the benchmark
+## harness (no timing assertions).
+test: fmt-check vet unit e2e bench-smoke
 
 fmt-check:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
