@@ -10,8 +10,9 @@ import (
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	// Build admit while the calling-side tests, which do not need it, run first.
-	if needsAdmit(flag.Lookup("test.run").Value.String()) {
+	// Build admit in the background while the tests start: the serving scenarios wait for it.
+	// Listing tests (go test -list) runs TestMain too, and needs no binary.
+	if flag.Lookup("test.list").Value.String() == "" && needsAdmit(flag.Lookup("test.run").Value.String()) {
 		go admitCommand.build()
 	}
 	code := m.Run()

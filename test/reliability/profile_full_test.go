@@ -20,5 +20,6 @@ func currentProfile() profile {
 		slowClients:          64,
 		concurrentHostile:    16,
 		concurrentAdmissions: 1000,
+		oneAtATime:           true,
 	}
 }

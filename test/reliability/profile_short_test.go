@@ -20,5 +20,6 @@ func currentProfile() profile {
 		slowClients:          8,
 		concurrentHostile:    4,
 		concurrentAdmissions: 1000,
+		oneAtATime:           false,
 	}
 }

@@ -24,4 +24,6 @@ type profile struct {
 	concurrentHostile int
 	// concurrentAdmissions go through one dispatcher at once.
 	concurrentAdmissions int
+	// oneAtATime runs the scenarios one after the other rather than all at once.
+	oneAtATime bool
 }

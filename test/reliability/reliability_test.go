@@ -5,15 +5,20 @@ import (
 	"testing"
 )
 
-// TestReliability runs every scenario at once, then checks that none left a goroutine behind.
-// The scenarios mostly wait — on a fixed request rate, drain delays, timeouts, slow clients — so
-// they share the machine well; they are subtests started together rather than parallel tests,
-// which go test would run only GOMAXPROCS at a time.
+// TestReliability runs every scenario, then checks that none left a goroutine behind. The short
+// profile runs them all at once: they mostly wait — on a fixed request rate, drain delays,
+// timeouts, slow clients — so they share the machine well; they are subtests started together
+// rather than parallel tests, which go test would run only GOMAXPROCS at a time. The full profile
+// runs them one at a time, so that what each one measures is its own.
 func TestReliability(t *testing.T) {
 	checkGoroutineLeaks(t)
-	runConcurrently(t,
+	run := runConcurrently
+	if currentProfile().oneAtATime {
+		run = runOneAtATime
+	}
+	run(t,
 		scenario{"serving", func(t *testing.T) {
-			runConcurrently(t,
+			run(t,
 				scenario{"certificate rotation under load", certificateRotationUnderLoad},
 				scenario{"SIGTERM drain", drainOnSIGTERM},
 				scenario{"panicking handler", panickingHandler},
@@ -25,7 +30,7 @@ func TestReliability(t *testing.T) {
 			)
 		}},
 		scenario{"calling", func(t *testing.T) {
-			runConcurrently(t,
+			run(t,
 				scenario{"hostile webhooks", hostileWebhooks},
 				scenario{"request deadline", requestDeadline},
 				scenario{"concurrent admissions", concurrentAdmissionsMatchSerial},
@@ -49,4 +54,12 @@ func runConcurrently(t *testing.T, scenarios ...scenario) {
 		wg.Go(func() { t.Run(s.name, s.run) })
 	}
 	wg.Wait()
+}
+
+// runOneAtATime runs the scenarios as subtests, one after the other.
+func runOneAtATime(t *testing.T, scenarios ...scenario) {
+	t.Helper()
+	for _, s := range scenarios {
+		t.Run(s.name, s.run)
+	}
 }
