@@ -17,35 +17,65 @@ const (
 )
 
 // ParseCertificatesPEM parses every certificate in a PEM bundle, such as a caBundle or a
-// ca.crt file. It refuses a bundle with any block that is not a CERTIFICATE, naming the
-// block and its type: a private key must never end up published in a caBundle.
+// ca.crt file. It refuses a bundle with any block that is not a CERTIFICATE, naming the block
+// and its type: a private key must never end up published in a caBundle. It is strict about
+// structure for the same reason: encoding/pem skips whatever it cannot parse, so a key block
+// without its END line, or any text between blocks, would otherwise pass unnoticed.
 func ParseCertificatesPEM(data []byte) ([]*x509.Certificate, error) {
+	const (
+		begin    = "-----BEGIN "
+		certEnd  = "-----END " + pemTypeCertificate + "-----"
+		keyHint  = " (a private key must never be part of a CA bundle)"
+		markTail = "-----"
+	)
 	var certs []*x509.Certificate
 	rest := data
 	for index := 0; ; index++ {
-		var block *pem.Block
-		block, rest = pem.Decode(rest)
-		if block == nil {
+		start := bytes.Index(rest, []byte(begin))
+		if start < 0 {
+			if len(bytes.TrimSpace(rest)) > 0 {
+				if len(certs) == 0 {
+					return nil, errors.New("no PEM data found")
+				}
+				return nil, fmt.Errorf("unexpected non-PEM data after PEM block %d", len(certs)-1)
+			}
 			break
 		}
-		if block.Type != pemTypeCertificate {
+		if len(bytes.TrimSpace(rest[:start])) > 0 {
 			hint := ""
-			if strings.Contains(block.Type, "PRIVATE KEY") {
-				hint = " (a private key must never be part of a CA bundle)"
+			if bytes.Contains(rest[:start], []byte("PRIVATE KEY")) {
+				hint = keyHint
 			}
-			return nil, fmt.Errorf("PEM block %d is %q, want %q%s", index, block.Type, pemTypeCertificate, hint)
+			return nil, fmt.Errorf("unexpected non-PEM data before PEM block %d%s", index, hint)
+		}
+		rest = rest[start:]
+		header, _, _ := bytes.Cut(rest, []byte("\n"))
+		blockType := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(string(header)), begin), markTail)
+		if blockType != pemTypeCertificate {
+			hint := ""
+			if strings.Contains(blockType, "PRIVATE KEY") {
+				hint = keyHint
+			}
+			return nil, fmt.Errorf("PEM block %d is %q, want %q%s", index, blockType, pemTypeCertificate, hint)
+		}
+		end := bytes.Index(rest, []byte(certEnd))
+		if end < 0 {
+			return nil, fmt.Errorf("PEM block %d has no %q line", index, certEnd)
+		}
+		segment := rest[:end+len(certEnd)]
+		if bytes.Count(segment, []byte(begin)) != 1 {
+			return nil, fmt.Errorf("PEM block %d is not terminated before the next block begins", index)
+		}
+		block, remaining := pem.Decode(segment)
+		if block == nil || len(bytes.TrimSpace(remaining)) > 0 {
+			return nil, fmt.Errorf("PEM block %d is not valid PEM", index)
 		}
 		cert, err := x509.ParseCertificate(block.Bytes)
 		if err != nil {
 			return nil, fmt.Errorf("PEM block %d: parsing certificate: %w", index, err)
 		}
 		certs = append(certs, cert)
-	}
-	if len(bytes.TrimSpace(rest)) > 0 {
-		if len(certs) == 0 {
-			return nil, errors.New("no PEM data found")
-		}
-		return nil, fmt.Errorf("unexpected non-PEM data after PEM block %d", len(certs)-1)
+		rest = rest[len(segment):]
 	}
 	if len(certs) == 0 {
 		return nil, errors.New("no certificates found")
