@@ -9,9 +9,11 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -71,8 +73,29 @@ type Dispatcher struct {
 	now                  func() time.Time
 }
 
+// maxPatchCopyBytes bounds how much a webhook's patch may grow an object through "copy"
+// operations: kube-apiserver's default (--json-patch-max-copy-bytes is 3 MiB), which it sets as
+// gopkg.in/evanphx/json-patch.v4's process-wide limit. A patch over it fails the request with
+// evanphx's error, as in the apiserver; without it an 838-byte patch grows an object to MiBs.
+const maxPatchCopyBytes int64 = 3 << 20
+
+// limitPatchCopies sets evanphx's limit the way kube-apiserver does: only lowering it, so a
+// stricter limit set by the embedding program stays.
+func limitPatchCopies() {
+	for {
+		existing := atomic.LoadInt64(&jsonpatch.AccumulatedCopySizeLimit)
+		if existing > 0 && existing <= maxPatchCopyBytes {
+			return
+		}
+		if atomic.CompareAndSwapInt64(&jsonpatch.AccumulatedCopySizeLimit, existing, maxPatchCopyBytes) {
+			return
+		}
+	}
+}
+
 // New builds a Dispatcher, compiling selectors and matchConditions once.
 func New(opts Options) (*Dispatcher, error) {
+	limitPatchCopies()
 	m, v, err := newHooks(opts.Mutating, opts.Validating, opts.Conditions)
 	if err != nil {
 		return nil, err

@@ -98,6 +98,13 @@ func TestMutatingFailures(t *testing.T) {
 				`Internal error occurred: add operation does not apply: doc is missing path: "/metadata/annotations/x": missing value`},
 		},
 		{
+			name: "a patch that copies its way past 3 MiB fails even with Ignore",
+			webhooks: func(tw *testWebhooks) []admissionregistrationv1.MutatingWebhook {
+				return []admissionregistrationv1.MutatingWebhook{asMutating(tw.webhook("/copyBomb", ignore), never)}
+			},
+			wantContains: []string{"Internal error occurred: Unable to complete the copy, the accumulated size increase of copy is ", ", exceeding the limit 3145728"},
+		},
+		{
 			name: "a patch on DELETE",
 			webhooks: func(tw *testWebhooks) []admissionregistrationv1.MutatingWebhook {
 				return []admissionregistrationv1.MutatingWebhook{asMutating(tw.webhook("/addLabel", ignore), never)}

@@ -136,6 +136,14 @@ func (tw *testWebhooks) serve(w http.ResponseWriter, r *http.Request) {
 		withPatch(`[{"op": "add", "CORRUPTED_KEY":}]`)
 	case path == "/missingPath":
 		withPatch(`[{"op":"add","path":"/metadata/annotations/x","value":"y"}]`)
+	case path == "/copyBomb":
+		// Each copy doubles the array: 30 of them would make gigabytes.
+		ops := `{"op":"add","path":"/metadata/annotations","value":{"x":"` + strings.Repeat("x", 1024) + `"}}`
+		ops += `,{"op":"add","path":"/spec/bomb","value":[["` + strings.Repeat("y", 1024) + `"]]}`
+		for i := 0; i < 30; i++ {
+			ops += `,{"op":"copy","from":"/spec/bomb","path":"/spec/bomb/-"}`
+		}
+		withPatch("[" + ops + "]")
 	case path == "/noop":
 		withPatch(`[]`)
 	case path == "/validatingPatch":
