@@ -52,7 +52,7 @@ func concurrentAdmissionsMatchSerial(t *testing.T) {
 		},
 		[]admissionregistrationv1.ValidatingWebhook{
 			selected(to("deny", paths[3], fail), "deny"),
-			to("audit", paths[4], fail),
+			selected(to("audit", paths[4], fail), "audit"),
 			selected(to("broken", paths[5], fail), "broken"),
 		})
 	requests := make([]*dispatch.Request, p.concurrentAdmissions)
@@ -120,7 +120,7 @@ func concurrentAdmissionsMatchSerial(t *testing.T) {
 // variedPod is admission i of a mix: labels choose which webhooks see it and how they answer.
 func variedPod(i int) *dispatch.Request {
 	labels := map[string]string{"app": "web"}
-	for label, every := range map[string]int{"web": 2, "flaky": 3, "deny": 7, "broken": 11, "temporary": 5} {
+	for label, every := range map[string]int{"web": 2, "audit": 2, "flaky": 3, "deny": 7, "broken": 11, "temporary": 5} {
 		if i%every == 0 {
 			labels[label] = "yes"
 		}

@@ -3,7 +3,6 @@ package reliability
 import (
 	"bufio"
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -176,12 +175,6 @@ func goroutines() map[string]string {
 		}
 	}
 	return out
-}
-
-// decodePatch decodes the base64 patch of an AdmissionReview answer as JSON text.
-func decodePatch(b64 string) (string, error) {
-	raw, err := base64.StdEncoding.DecodeString(b64)
-	return string(raw), err
 }
 
 // counterValue sums the samples of a counter (over all its labels) gathered from a registry.

@@ -35,7 +35,7 @@ const copyBombDoublings = 16
 // and Runtime-SDK-style responses ({"status":...}) under /extension/; the other behaviours are
 // the same for both:
 //
-//	hang         never answers, until the caller gives up (counted in abandoned)
+//	hang         never answers, until the caller gives up (counted in hanging meanwhile)
 //	reset        reads the request, then resets the connection
 //	garbage      200 application/json with bytes that are not JSON
 //	html         200 text/html, as a misrouted ingress answers
@@ -53,9 +53,9 @@ type hostileServer struct {
 	caBundle []byte
 	// redirectTarget counts the requests the redirect behaviour's target received.
 	redirectTarget atomic.Int64
-	// abandoned counts hanging requests whose caller went away.
-	abandoned atomic.Int64
-	release   chan struct{}
+	// hanging counts the requests the hang behaviour holds right now.
+	hanging atomic.Int64
+	release chan struct{}
 }
 
 // startHostileServer starts the server; it is stopped when the test ends. HTTP/2 is offered, as
@@ -112,9 +112,10 @@ func (h *hostileServer) serve(w http.ResponseWriter, r *http.Request, redirectTo
 	}
 	switch behaviour {
 	case "hang":
+		h.hanging.Add(1)
+		defer h.hanging.Add(-1)
 		select {
 		case <-r.Context().Done():
-			h.abandoned.Add(1)
 		case <-h.release:
 		}
 	case "reset":
@@ -155,7 +156,6 @@ func (h *hostileServer) serve(w http.ResponseWriter, r *http.Request, redirectTo
 			_ = http.NewResponseController(w).Flush()
 			select {
 			case <-r.Context().Done():
-				h.abandoned.Add(1)
 				return
 			case <-h.release:
 				return

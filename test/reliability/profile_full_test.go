@@ -14,6 +14,7 @@ func currentProfile() profile {
 		connections:          16,
 		requestsPerConn:      200,
 		panicDuration:        20 * time.Second,
+		drainRate:            200,
 		drainDelay:           5 * time.Second,
 		gracePeriod:          10 * time.Second,
 		inFlight:             32,

@@ -14,6 +14,7 @@ func currentProfile() profile {
 		connections:          8,
 		requestsPerConn:      50,
 		panicDuration:        2 * time.Second,
+		drainRate:            100,
 		drainDelay:           time.Second,
 		gracePeriod:          5 * time.Second,
 		inFlight:             4,

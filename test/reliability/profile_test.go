@@ -14,8 +14,10 @@ type profile struct {
 	requestsPerConn int
 	// panicDuration is how long the panicking handler is loaded at rate.
 	panicDuration time.Duration
-	// drainDelay and gracePeriod are given to admit serve in the SIGTERM scenario, with inFlight
-	// requests held open across the shutdown.
+	// drainDelay and gracePeriod are given to admit serve in the SIGTERM scenario, loaded at
+	// drainRate requests per second (a new connection each) with inFlight requests held open
+	// across the shutdown.
+	drainRate               int
 	drainDelay, gracePeriod time.Duration
 	inFlight                int
 	// slowClients connections trickle their headers (slowloris); concurrentHostile copies of each

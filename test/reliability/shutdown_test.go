@@ -49,7 +49,7 @@ func drainOnSIGTERM(t *testing.T) {
 			Check: func(seq int, resp *http.Response, body []byte) error {
 				return checkMirrored(fmt.Sprintf("drain-%d", seq), resp, body)
 			},
-			TLS: config, Rate: min(p.rate, 200), Duration: time.Hour, Connections: p.connections, RequestsPerConnection: 1,
+			TLS: config, Rate: p.drainRate, Duration: time.Hour, Connections: p.connections, RequestsPerConnection: 1,
 			RequestTimeout: p.gracePeriod + p.drainDelay,
 		})
 		if err != nil {
