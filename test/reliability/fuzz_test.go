@@ -18,15 +18,18 @@ import (
 	"unicode/utf8"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/admitkit/admit/certs"
 	"github.com/admitkit/admit/dispatch"
 	"github.com/admitkit/admit/dispatch/config"
+	"github.com/admitkit/admit/webhook/conversion"
 )
 
-// The decoders of the calling side are unexported, so they are fuzzed through the dispatcher: a
-// webhook server answers whatever the fuzzer chose. Seeds are in testdata/fuzz.
+// Fuzz targets for the decoders no package fuzzes itself. The decoders of the calling side are
+// unexported, so they are fuzzed through the dispatcher: a webhook server answers whatever the
+// fuzzer chose. Seeds are in testdata/fuzz.
 
 // fuzzUID is the uid every review of the fuzz dispatchers carries, so an answer can echo it.
 const fuzzUID = "fuzz-uid"
@@ -247,6 +250,83 @@ func FuzzParseCertificatesPEM(f *testing.F) {
 		outside := bytes.TrimSpace(certificateBlock.ReplaceAll(bundle, nil))
 		if len(outside) > 0 || len(blocks) != len(parsed) {
 			t.Fatalf("accepted %d certificates from %d certificate blocks and %q outside them:\n%s", len(parsed), len(blocks), outside, bundle)
+		}
+	})
+}
+
+// shirt is the one type of the conversion fuzz target's two versions.
+type shirt struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Size              string `json:"size"`
+}
+
+// FuzzConversionHandler sends arbitrary bodies to a CRD conversion webhook. Every reply is JSON
+// with a status the apiserver understands, and a converted review answers the request's uid with
+// either every object, each in the desired version, or a Failure and none.
+func FuzzConversionHandler(f *testing.F) {
+	review := func(objects string) []byte {
+		return []byte(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{"uid":"c1","desiredAPIVersion":"shop.example.com/v2","objects":[` + objects + `]}}`)
+	}
+	object := `{"apiVersion":"shop.example.com/v1","kind":"Shirt","metadata":{"name":"tee"},"size":"M"}`
+	f.Add(review(object))
+	f.Add(review(object + "," + strings.Replace(object, "v1", "v2", 1)))
+	f.Add(review(strings.Replace(object, "v1", "v9", 1)))
+	f.Add(review(`{"apiVersion":"shop.example.com/v1","kind":"Shirt","size":7}`))
+	f.Add(review(`null,"x",[]`))
+	f.Add([]byte(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{"uid":"c1","objects":[]}}`))
+	f.Add([]byte(`{"apiVersion":"apiextensions.k8s.io/v1beta1","kind":"ConversionReview"}`))
+	hub := conversion.NewHub[shirt]("Shirt")
+	identity := func(from *shirt, to *shirt) error { *to = *from; return nil }
+	for _, v := range []string{"shop.example.com/v1", "shop.example.com/v2"} {
+		if err := conversion.AddVersion(hub, v, identity, identity); err != nil {
+			f.Fatal(err)
+		}
+	}
+	handler := conversion.NewHTTPHandler(hub, conversion.Options{MaxRequestBytes: 1 << 16})
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r := httptest.NewRequest(http.MethodPost, "/convert", bytes.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		handler.ServeHTTP(w, r)
+		if !json.Valid(w.Body.Bytes()) {
+			t.Fatalf("HTTP %d with a reply that is not JSON: %q", w.Code, w.Body.String())
+		}
+		switch w.Code {
+		case http.StatusBadRequest, http.StatusRequestEntityTooLarge:
+			return
+		case http.StatusOK:
+		default:
+			t.Fatalf("unexpected HTTP status %d: %s", w.Code, w.Body.String())
+		}
+		var request, answer apiextensionsv1.ConversionReview
+		if err := json.Unmarshal(body, &request); err != nil || request.Request == nil {
+			t.Fatalf("answered 200 to a body that is not a ConversionReview: %v", err)
+		}
+		if err := json.Unmarshal(w.Body.Bytes(), &answer); err != nil || answer.Response == nil {
+			t.Fatalf("the answer is not a ConversionReview with a response: %v: %s", err, w.Body.String())
+		}
+		resp := answer.Response
+		if resp.UID != request.Request.UID {
+			t.Fatalf("answer for uid %q, want %q", resp.UID, request.Request.UID)
+		}
+		switch resp.Result.Status {
+		case metav1.StatusSuccess:
+			if len(resp.ConvertedObjects) != len(request.Request.Objects) {
+				t.Fatalf("%d objects converted of %d", len(resp.ConvertedObjects), len(request.Request.Objects))
+			}
+			for i, o := range resp.ConvertedObjects {
+				var head metav1.TypeMeta
+				if err := json.Unmarshal(o.Raw, &head); err != nil || head.APIVersion != request.Request.DesiredAPIVersion {
+					t.Fatalf("converted object %d is %q (%v), want apiVersion %s", i, o.Raw, err, request.Request.DesiredAPIVersion)
+				}
+			}
+		case metav1.StatusFailure:
+			if len(resp.ConvertedObjects) != 0 || resp.Result.Message == "" {
+				t.Fatalf("a Failure with %d objects and message %q", len(resp.ConvertedObjects), resp.Result.Message)
+			}
+		default:
+			t.Fatalf("result status %q", resp.Result.Status)
 		}
 	})
 }
