@@ -63,10 +63,11 @@ func drainOnSIGTERM(t *testing.T) {
 	sigtermAt := time.Now()
 	server.signal(t, syscall.SIGTERM)
 	notReadyAt := readiness.wait(t, p.drainDelay+10*time.Second)
-	// A client that connects in the middle of the drain delay and sends its request just after
-	// the listener has closed, as a request on its way at that moment does: the server accepted
-	// the connection, so it must answer the request.
-	time.Sleep(time.Until(sigtermAt.Add(p.drainDelay / 2)))
+	// A client that connects half a second before the listener closes and sends its request just
+	// after, as a request on its way at that moment does: the server accepted the connection, so
+	// it must answer the request. (A drain closes connections that sent nothing for a second:
+	// kube-apiserver keeps such connections open.)
+	time.Sleep(time.Until(sigtermAt.Add(p.drainDelay - 500*time.Millisecond)))
 	late, lateErr := holdConnection(server.addr, config, podReview("late", "nginx"))
 	if lateErr != nil && time.Since(sigtermAt) < p.drainDelay {
 		t.Errorf("connecting during the drain delay: %v", lateErr)
