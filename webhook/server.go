@@ -102,6 +102,13 @@ func (t *connTracker) track(c net.Conn, state http.ConnState) {
 	delete(t.since, c)
 }
 
+// count is how many connections have not sent a request yet.
+func (t *connTracker) count() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.since)
+}
+
 // closeOlderThan closes the connections that have waited at least age without a request. A
 // younger one may be a request on its way (a TLS handshake in progress) and is left to finish.
 func (t *connTracker) closeOlderThan(age time.Duration) {
@@ -266,8 +273,9 @@ func (s *Server) Run(ctx context.Context) error {
 	return s.drain(servers)
 }
 
-// unusedConnectionAge is how long a connection may wait without a request during a drain before
-// it is closed; a TLS handshake on loopback or in a cluster takes far less.
+// unusedConnectionAge is how long a connection accepted before the listener closed may wait
+// without a request during a drain before it is closed; a TLS handshake on loopback or in a
+// cluster takes far less.
 const unusedConnectionAge = time.Second
 
 // drain shuts the servers down in the order that loses no request: not-ready first, then close
@@ -283,24 +291,20 @@ func (s *Server) drain(servers []*http.Server) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.GracePeriod)
 	defer cancel()
-	stopSweeping := make(chan struct{})
-	defer close(stopSweeping)
-	go func() {
-		// While Shutdown waits for requests in flight, close connections that never sent one.
-		ticker := time.NewTicker(100 * time.Millisecond)
-		defer ticker.Stop()
-		for {
-			s.unused.closeOlderThan(unusedConnectionAge)
-			select {
-			case <-stopSweeping:
-				return
-			case <-ticker.C:
-			}
-		}
-	}()
+	// Stop accepting, then let every connection accepted so far either send its request or be
+	// closed as unused, and only then call Shutdown: net/http drops a request it reads after
+	// Shutdown has begun, even on a connection it had already accepted.
+	s.mu.Lock()
+	s.tlsListener.Close()
+	s.mu.Unlock()
+	for s.unused.count() > 0 && ctx.Err() == nil {
+		s.unused.closeOlderThan(unusedConnectionAge)
+		time.Sleep(20 * time.Millisecond)
+	}
 	var result error
 	for _, srv := range servers {
-		if err := srv.Shutdown(ctx); err != nil {
+		// The TLS listener is closed already; Shutdown may find it so if Serve has not returned yet.
+		if err := srv.Shutdown(ctx); err != nil && !errors.Is(err, net.ErrClosed) {
 			srv.Close()
 			result = fmt.Errorf("webhook server: requests still in flight after the %s grace period were cut off: %w", s.opts.GracePeriod, err)
 		}

@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -390,5 +391,47 @@ func TestServerDrainClosesConnectionsThatNeverSentARequest(t *testing.T) {
 	}
 	if _, err := conn.Read(make([]byte, 1)); err == nil {
 		t.Fatal("the unused connection is still open after the drain")
+	}
+}
+
+// A connection accepted just before the listener closes must still get its request answered,
+// even when the request is sent after the listener closed: kube-apiserver may have opened the
+// connection moments before, and dropping the request would apply its failurePolicy.
+func TestServerDrainAnswersARequestOnAConnectionAcceptedBeforeTheListenerClosed(t *testing.T) {
+	pki := newTestPKI(t)
+	s, cancel, done := startServer(t, ServerOptions{CertFile: pki.certFile(), KeyFile: pki.keyFile(), Handler: webhookHandler(t),
+		DrainDelay: 300 * time.Millisecond, GracePeriod: 10 * time.Second})
+	cancel()
+	conn, err := tls.Dial("tcp", s.Addr().String(), &tls.Config{RootCAs: pki.pool(), ServerName: "127.0.0.1"})
+	if err != nil {
+		t.Fatalf("connecting during the drain delay: %v", err)
+	}
+	defer conn.Close()
+	waitFor(t, "the listener to close", func() bool {
+		c, err := net.DialTimeout("tcp", s.Addr().String(), time.Second)
+		if err == nil {
+			c.Close()
+			return false
+		}
+		return true
+	})
+	req, err := http.NewRequest(http.MethodPost, "https://"+s.Addr().String()+"/validate-core-v1-pod", bytes.NewReader(reviewJSON(t, "admission.k8s.io/v1", podCreateRequest())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if err := req.Write(conn); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), req)
+	if err != nil {
+		t.Fatalf("reading the answer: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !resp.Close {
+		t.Fatalf("answer %d (close %v), want 200 with Connection: close", resp.StatusCode, resp.Close)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
 	}
 }
