@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -168,9 +169,12 @@ func DecodeReview(body []byte) (*Request, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, errors.New("request body is empty: expected an AdmissionReview")
 	}
+	if err := checkUTF8(body); err != nil {
+		return nil, fmt.Errorf("decoding AdmissionReview: %w", err)
+	}
 	var review reviewEnvelope
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(body, &review); err != nil {
-		return nil, fmt.Errorf("decoding AdmissionReview: %w", describeJSONError(body, err))
+	if err := decodeStrict(body, &review); err != nil {
+		return nil, fmt.Errorf("decoding AdmissionReview: %w", err)
 	}
 	var version string
 	switch review.APIVersion {
@@ -193,6 +197,41 @@ func DecodeReview(body []byte) (*Request, error) {
 	return &Request{AdmissionRequest: *review.Request, ReviewVersion: version}, nil
 }
 
+// Decoders read some JSON differently: invalid UTF-8 is replaced by some and refused by others,
+// and of two duplicate keys the first wins in some and the last in others. A webhook that
+// validated one reading of a request while the apiserver stores another would be a
+// parser-differential hole, so such input is refused, saying where.
+
+// checkUTF8 refuses a body that is not valid UTF-8, naming the first bad byte's position.
+func checkUTF8(body []byte) error {
+	if utf8.Valid(body) {
+		return nil
+	}
+	offset := 0
+	for offset < len(body) {
+		r, size := utf8.DecodeRune(body[offset:])
+		if r == utf8.RuneError && size == 1 {
+			break
+		}
+		offset += size
+	}
+	line, col := position(body, int64(offset))
+	return fmt.Errorf("line %d, column %d: the body is not valid UTF-8", line, col)
+}
+
+// decodeStrict decodes case-sensitively, keeping integers, and refuses duplicate keys among the
+// fields it decodes.
+func decodeStrict(data []byte, into any) error {
+	strict, err := kjson.UnmarshalStrict(data, into, kjson.DisallowDuplicateFields)
+	if err != nil {
+		return describeJSONError(data, err)
+	}
+	if len(strict) > 0 {
+		return errors.Join(strict...)
+	}
+	return nil
+}
+
 // describeJSONError adds the line and column of a syntax or type error to err.
 func describeJSONError(body []byte, err error) error {
 	var syntax *json.SyntaxError
@@ -205,7 +244,8 @@ func describeJSONError(body []byte, err error) error {
 		}
 	}
 	if syntax != nil {
-		line, col := position(body, syntax.Offset)
+		// A syntax error's offset is just past the byte that broke the syntax.
+		line, col := position(body, max(syntax.Offset-1, 0))
 		return fmt.Errorf("line %d, column %d: %w", line, col, err)
 	}
 	var typeErr *json.UnmarshalTypeError

@@ -96,6 +96,8 @@ func TestHTTPHandlerRefusesMalformedRequests(t *testing.T) {
 		{"wrong kind", http.MethodPost, "application/json", []byte(`{"apiVersion":"admission.k8s.io/v1","kind":"ConversionReview","request":{"uid":"x"}}`), 400, metav1.StatusReasonBadRequest, `unsupported kind "ConversionReview"`},
 		{"no request", http.MethodPost, "application/json", []byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}`), 400, metav1.StatusReasonBadRequest, "AdmissionReview has no request"},
 		{"no uid", http.MethodPost, "application/json", reviewJSON(t, "admission.k8s.io/v1", noUID), 400, metav1.StatusReasonBadRequest, "request has no uid"},
+		{"duplicate key", http.MethodPost, "application/json", []byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"a","uid":"b"}}`), 400, metav1.StatusReasonBadRequest, `decoding AdmissionReview: duplicate field "request.uid"`},
+		{"invalid UTF-8", http.MethodPost, "application/json", []byte("{\"apiVersion\":\"admission.k8s.io/v1\",\n\"kind\":\"Admission\xffReview\"}"), 400, metav1.StatusReasonBadRequest, "line 2, column 18: the body is not valid UTF-8"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

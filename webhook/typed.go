@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	kjson "sigs.k8s.io/json"
 
 	"github.com/admitkit/admit/patch"
 )
@@ -174,8 +173,8 @@ func decodeObject[T runtime.Object](req *Request, ext runtime.RawExtension, fiel
 	if err != nil {
 		return zero, nil, Errored(err), false
 	}
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, obj); err != nil {
-		return zero, nil, badRequest(fmt.Sprintf("decoding request.%s as %s: %v", field, reflect.TypeOf(obj).Elem().Name(), describeJSONError(raw, err))), false
+	if err := decodeStrict(raw, obj); err != nil {
+		return zero, nil, badRequest(fmt.Sprintf("decoding request.%s as %s: %v", field, reflect.TypeOf(obj).Elem().Name(), err)), false
 	}
 	return obj, raw, Response{}, true
 }

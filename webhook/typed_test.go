@@ -133,6 +133,7 @@ func TestDefaultingOutcomes(t *testing.T) {
 		{"CONNECT is not defaulted", record, podRequest(admissionv1.Connect, `{"kind":"PodExecOptions","apiVersion":"v1"}`, ""), OutcomeAllowed, 0, "", false},
 		{"missing object is a 400", record, podRequest(admissionv1.Create, "", ""), OutcomeErrored, 400, "CREATE request for Pod has no object", false},
 		{"undecodable object is a 400", record, podRequest(admissionv1.Create, `{"spec":{"containers":"nope"}}`, ""), OutcomeErrored, 400, "decoding request.object as Pod", false},
+		{"duplicate key in the object is a 400", record, podRequest(admissionv1.Create, `{"metadata":{"name":"a","name":"b"}}`, ""), OutcomeErrored, 400, `decoding request.object as Pod: duplicate field "metadata.name"`, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -183,8 +184,16 @@ func decodeReview(body []byte) (*apiextensionsv1.ConversionReview, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, errors.New("request body is empty: expected a ConversionReview")
 	}
+	if !utf8.Valid(body) {
+		return nil, errors.New("decoding ConversionReview: the body is not valid UTF-8")
+	}
 	var review apiextensionsv1.ConversionReview
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(body, &review); err != nil {
+	// Duplicate keys are refused: decoders disagree on which value wins.
+	strict, err := kjson.UnmarshalStrict(body, &review, kjson.DisallowDuplicateFields)
+	if err == nil && len(strict) > 0 {
+		err = errors.Join(strict...)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("decoding ConversionReview: %w", err)
 	}
 	if review.APIVersion != "apiextensions.k8s.io/v1" || review.Kind != "ConversionReview" {
