@@ -16,8 +16,10 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	kjson "sigs.k8s.io/json"
 
 	"github.com/admitkit/admit/dispatch/config"
@@ -67,10 +69,13 @@ type Dispatcher struct {
 	converter            Converter
 	mutators             []Mutator
 	clients              *clientCache
-	metrics              *Metrics
-	logger               *slog.Logger
-	newUID               func() string
-	now                  func() time.Time
+	// types knows the Go types of built-in kinds: a patched object must still decode into its
+	// kind's type, as the apiserver requires.
+	types   *runtime.Scheme
+	metrics *Metrics
+	logger  *slog.Logger
+	newUID  func() string
+	now     func() time.Time
 }
 
 // maxPatchCopyBytes bounds how much a webhook's patch may grow an object through "copy"
@@ -105,6 +110,10 @@ func New(opts Options) (*Dispatcher, error) {
 		namespaces: opts.Namespaces, resources: opts.Resources, converter: opts.Converter, mutators: opts.Mutators,
 		clients: newClientCache(opts.ServiceResolver), metrics: opts.Metrics, logger: opts.Logger,
 		newUID: opts.NewUID, now: opts.Now,
+	}
+	d.types = runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(d.types); err != nil {
+		return nil, fmt.Errorf("registering the built-in types: %w", err)
 	}
 	if d.namespaces == nil {
 		d.namespaces = StaticNamespaces{}

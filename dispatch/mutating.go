@@ -10,6 +10,7 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	kjson "sigs.k8s.io/json"
 )
 
 // Audit annotation key prefixes the mutating phase writes, as the apiserver names them.
@@ -207,6 +208,13 @@ func (a *admission) callMutating(ctx context.Context, inv *invocation, round, in
 	// apiserver's decode into the object's type requires.
 	if trimmed := bytes.TrimSpace(patched); len(trimmed) == 0 || trimmed[0] != '{' {
 		return false, sent, apierrors.NewInternalError(fmt.Errorf("the patched object is not a JSON object"))
+	}
+	// The apiserver decodes the patched object into the Go type of its kind, so a patch that
+	// breaks the type (metadata turned into a string) fails the request whatever the policy.
+	if typed, err := a.d.types.New(inv.kind); err == nil {
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(patched, typed); err != nil {
+			return false, sent, apierrors.NewInternalError(err)
+		}
 	}
 	changed = !semanticallyEqual(object, patched)
 	if inv.kind != a.req.Kind && a.d.converter != nil {

@@ -105,6 +105,13 @@ func TestMutatingFailures(t *testing.T) {
 			wantContains: []string{"Internal error occurred: Unable to complete the copy, the accumulated size increase of copy is ", ", exceeding the limit 3145728"},
 		},
 		{
+			name: "a patch that breaks the kind's type fails even with Ignore",
+			webhooks: func(tw *testWebhooks) []admissionregistrationv1.MutatingWebhook {
+				return []admissionregistrationv1.MutatingWebhook{asMutating(tw.webhook("/breakType", ignore), never)}
+			},
+			wantContains: []string{"Internal error occurred: ", "cannot unmarshal string into Go struct field Pod.metadata of type v1.ObjectMeta"},
+		},
+		{
 			name: "a patch on DELETE",
 			webhooks: func(tw *testWebhooks) []admissionregistrationv1.MutatingWebhook {
 				return []admissionregistrationv1.MutatingWebhook{asMutating(tw.webhook("/addLabel", ignore), never)}

@@ -144,6 +144,8 @@ func (tw *testWebhooks) serve(w http.ResponseWriter, r *http.Request) {
 			ops += `,{"op":"copy","from":"/spec/bomb","path":"/spec/bomb/-"}`
 		}
 		withPatch("[" + ops + "]")
+	case path == "/breakType":
+		withPatch(`[{"op":"replace","path":"/metadata","value":"gone"}]`)
 	case path == "/noop":
 		withPatch(`[]`)
 	case path == "/validatingPatch":
