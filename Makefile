@@ -10,6 +10,7 @@ E2E_TIMEOUT ?= 20m
 .PHONY: all build test tools vet unit e2e fmt-check clean
 
 include bench.mk
+include reliability.mk
 
 all: build
 
@@ -18,8 +19,8 @@ build:
 
 ## test: everything CI runs — formatting, vet, unit tests with -race, the e2e suite on a real
 ## kube-apiserver + etcd (built/installed on first use), and a seconds-long run of the benchmark
-## harness (no timing assertions).
-test: fmt-check vet unit e2e bench-smoke
+## harness (no timing assertions), and every fuzz target for a short budget (fuzz-smoke).
+test: fmt-check vet unit e2e bench-smoke fuzz-smoke
 
 fmt-check:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
@@ -28,6 +29,7 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 	$(GO) vet -tags e2e ./test/...
+	$(GO) vet -tags reliability ./test/reliability/...
 
 unit:
 	$(GO) test -race -count=1 ./...

@@ -62,7 +62,10 @@ The certificate and key (tls.crt, tls.key in --cert-dir) are reloaded when they 
 /readyz and /metrics are served on --health-addr. SIGTERM drains: readiness fails first, then the
 listener closes after --drain-delay and requests in flight get --grace-period to finish.
 
---print-config prints the webhook configurations for what is enabled instead of serving.`,
+--print-config prints the webhook configurations for what is enabled instead of serving.
+
+Exit codes: 0 after a clean drain, 1 when the server failed or a drain had to cut requests off,
+2 for bad flags or settings.`,
 		Example: `  ADMIT_IMAGE_MIRRORS=docker.io=mirror.local/hub admit serve --cert-dir /etc/admit/tls
 
   # configurations for a Service "admit" in "admit-system", caBundle from the cert dir
@@ -169,7 +172,12 @@ func (o *serveOptions) run(ctx context.Context, streams Streams) error {
 	for _, w := range registry.Webhooks() {
 		logger.Info("serving webhook", "name", w.Name, "type", string(w.Type), "path", w.Path, "kind", w.Kind.String())
 	}
-	return server.Run(ctx)
+	if err := server.Run(ctx); err != nil {
+		// The server failed while running (a listener error, a drain that cut requests off):
+		// not bad input.
+		return &exitError{code: 1, err: err}
+	}
+	return nil
 }
 
 // print writes the configurations of the enabled webhooks.
