@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -55,7 +54,7 @@ func TestDevPointsTheClusterAtALocalServerAndCleansUp(t *testing.T) {
 				command = []string{"sh", "-c", "while [ ! -f " + doneFile + " ]; do sleep 0.1; done; echo cert dir $ADMIT_DEV_CERT_DIR"}
 			}
 			args := append([]string{"dev", "--kubeconfig", env.KubeconfigPath, "--webhooks", configFile, "--port", strconv.Itoa(port), "--cert-dir", certDir, "--"}, command...)
-			var stdout, stderr bytes.Buffer
+			var stdout, stderr syncBuffer
 			dev := exec.Command(admitBinary(t), args...)
 			dev.Stdout, dev.Stderr = &stdout, &stderr
 			if err := dev.Start(); err != nil {

@@ -57,7 +57,7 @@ func TestServeBuiltinWebhooks(t *testing.T) {
 		_, _, _ = env.Kubectl(context.Background(), scoped, "delete", "--ignore-not-found", "-f", "-")
 	})
 
-	var stderr bytes.Buffer
+	var stderr syncBuffer
 	serve := exec.Command(admit, "serve", "--cert-dir", certDir, "--addr", "127.0.0.1:"+strconv.Itoa(port),
 		"--health-addr", "127.0.0.1:"+strconv.Itoa(healthPort), "--drain-delay", "0s", "--log-format", "text")
 	serve.Env = serveEnv
