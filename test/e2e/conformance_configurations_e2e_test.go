@@ -9,6 +9,9 @@ import (
 	"slices"
 	"testing"
 
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+
 	"github.com/google/go-cmp/cmp"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -214,9 +217,7 @@ func testUpdateMutatingConfiguration(t *testing.T, server *conformanceServer) {
 }
 
 func testListValidatingConfigurations(t *testing.T, server *conformanceServer) {
-	ctx := context.Background()
 	s := newScenario(t, server)
-	selector := metav1.ListOptions{LabelSelector: labels.SelectorFromSet(s.selected()).String()}
 	var want []string
 	for i := range listSize {
 		config := s.validatingConfiguration(s.configurationName(fmt.Sprintf("list-validating-%d", i)), s.validating(configMapPolicyWebhook))
@@ -224,37 +225,15 @@ func testListValidatingConfigurations(t *testing.T, server *conformanceServer) {
 		s.createValidating(config)
 		want = append(want, config.Name)
 	}
-	for _, name := range want {
-		s.waitUntilInEffect(name)
-	}
 	client := env.Client.AdmissionregistrationV1().ValidatingWebhookConfigurations()
-
-	list, err := client.List(ctx, selector)
-	mustSucceed(t, "listing the configurations by label", err)
-	var got []string
-	for _, c := range list.Items {
-		got = append(got, c.Name)
+	list := func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+		return client.List(ctx, opts)
 	}
-	slices.Sort(want)
-	slices.Sort(got)
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Fatalf("listed configurations (-want +got):\n%s", diff)
-	}
-	mustSucceed(t, "denying while the configurations exist", s.nonCompliantIsDenied())
-
-	mustSucceed(t, "deleting the configurations as a collection", client.DeleteCollection(ctx, metav1.DeleteOptions{}, selector))
-	eventually(t, "the deletion to take effect", s.nonCompliantIsAdmitted)
-	list, err = client.List(ctx, selector)
-	mustSucceed(t, "listing the configurations after deleting them", err)
-	if len(list.Items) != 0 {
-		t.Fatalf("%d configurations left after deletecollection", len(list.Items))
-	}
+	s.listThenDeleteCollection(want, list, client.DeleteCollection, "denying", s.nonCompliantIsDenied, s.nonCompliantIsAdmitted)
 }
 
 func testListMutatingConfigurations(t *testing.T, server *conformanceServer) {
-	ctx := context.Background()
 	s := newScenario(t, server)
-	selector := metav1.ListOptions{LabelSelector: labels.SelectorFromSet(s.selected()).String()}
 	var want []string
 	for i := range listSize {
 		config := s.mutatingConfiguration(s.configurationName(fmt.Sprintf("list-mutating-%d", i)), s.mutating(configMapStage1Webhook))
@@ -262,30 +241,64 @@ func testListMutatingConfigurations(t *testing.T, server *conformanceServer) {
 		s.createMutating(config)
 		want = append(want, config.Name)
 	}
+	client := env.Client.AdmissionregistrationV1().MutatingWebhookConfigurations()
+	list := func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+		return client.List(ctx, opts)
+	}
+	s.listThenDeleteCollection(want, list, client.DeleteCollection, "mutating", s.stage1Ran, s.stage1DidNotRun)
+}
+
+// listNames lists objects and returns their names.
+func listNames(ctx context.Context, list func(context.Context, metav1.ListOptions) (runtime.Object, error), opts metav1.ListOptions) ([]string, error) {
+	l, err := list(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	items, err := apimeta.ExtractList(l)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, item := range items {
+		accessor, err := apimeta.Accessor(item)
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, accessor.GetName())
+	}
+	return names, nil
+}
+
+// listThenDeleteCollection checks, for configurations created with the scenario's labels, that
+// listing by label finds exactly them while they act (inEffect), and that deleting them as a
+// collection ends their effect (gone) and leaves none.
+func (s *scenario) listThenDeleteCollection(want []string,
+	list func(context.Context, metav1.ListOptions) (runtime.Object, error),
+	deleteCollection func(context.Context, metav1.DeleteOptions, metav1.ListOptions) error,
+	effect string, inEffect, gone func() error,
+) {
+	t := s.t
+	t.Helper()
+	ctx := context.Background()
 	for _, name := range want {
 		s.waitUntilInEffect(name)
 	}
-	client := env.Client.AdmissionregistrationV1().MutatingWebhookConfigurations()
-
-	list, err := client.List(ctx, selector)
+	selector := metav1.ListOptions{LabelSelector: labels.SelectorFromSet(s.selected()).String()}
+	got, err := listNames(ctx, list, selector)
 	mustSucceed(t, "listing the configurations by label", err)
-	var got []string
-	for _, c := range list.Items {
-		got = append(got, c.Name)
-	}
-	slices.Sort(want)
+	want = slices.Sorted(slices.Values(want))
 	slices.Sort(got)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("listed configurations (-want +got):\n%s", diff)
 	}
-	mustSucceed(t, "mutating while the configurations exist", s.stage1Ran())
+	mustSucceed(t, effect+" while the configurations exist", inEffect())
 
-	mustSucceed(t, "deleting the configurations as a collection", client.DeleteCollection(ctx, metav1.DeleteOptions{}, selector))
-	eventually(t, "the deletion to take effect", s.stage1DidNotRun)
-	list, err = client.List(ctx, selector)
+	mustSucceed(t, "deleting the configurations as a collection", deleteCollection(ctx, metav1.DeleteOptions{}, selector))
+	eventually(t, "the deletion to take effect", gone)
+	left, err := listNames(ctx, list, selector)
 	mustSucceed(t, "listing the configurations after deleting them", err)
-	if len(list.Items) != 0 {
-		t.Fatalf("%d configurations left after deletecollection", len(list.Items))
+	if len(left) != 0 {
+		t.Fatalf("%d configurations left after deletecollection", len(left))
 	}
 }
 
