@@ -152,8 +152,9 @@ func TestCancelStopsScheduling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// An hour at 100/s is 360,000 requests; a cancelled run sends a handful.
-	if n := len(report.Records); n == 0 || n > 1000 {
+	// An hour at 100/s is 360,000 requests; a cancelled run returns and sends a handful (on a
+	// loaded machine possibly none before the 200 ms are up, so no lower bound).
+	if n := len(report.Records); n > 1000 {
 		t.Errorf("%d requests sent before the context ended, want a few", n)
 	}
 }
