@@ -54,9 +54,11 @@ type ServerOptions struct {
 	// GracePeriod bounds how long in-flight requests may take to finish after the listener
 	// closes; default 30 s. Connections still busy then are closed.
 	GracePeriod time.Duration
-	// ReadHeaderTimeout (default 10 s) stops clients that send headers slowly; IdleTimeout
-	// (default 90 s) closes idle keep-alive connections.
-	ReadHeaderTimeout, IdleTimeout time.Duration
+	// ReadHeaderTimeout (default 10 s) stops clients that send headers slowly; ReadTimeout
+	// (default 30 s) bounds reading a whole request, body included, so a client that trickles
+	// its body cannot hold a connection; IdleTimeout (default 90 s) closes idle keep-alive
+	// connections.
+	ReadHeaderTimeout, ReadTimeout, IdleTimeout time.Duration
 	// CertPollInterval is how often certificate files are re-read even without a file event.
 	CertPollInterval time.Duration
 }
@@ -141,6 +143,9 @@ func NewServer(opts ServerOptions) (*Server, error) {
 	}
 	if opts.ReadHeaderTimeout <= 0 {
 		opts.ReadHeaderTimeout = 10 * time.Second
+	}
+	if opts.ReadTimeout <= 0 {
+		opts.ReadTimeout = 30 * time.Second
 	}
 	if opts.IdleTimeout <= 0 {
 		opts.IdleTimeout = 90 * time.Second
@@ -242,6 +247,7 @@ func (s *Server) Run(ctx context.Context) error {
 		Handler:           mux,
 		TLSConfig:         s.tlsConfig(),
 		ReadHeaderTimeout: s.opts.ReadHeaderTimeout,
+		ReadTimeout:       s.opts.ReadTimeout,
 		IdleTimeout:       s.opts.IdleTimeout,
 		ErrorLog:          errorLog,
 		ConnState:         s.unused.track,

@@ -7,6 +7,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -433,5 +434,40 @@ func TestServerDrainAnswersARequestOnAConnectionAcceptedBeforeTheListenerClosed(
 	}
 	if err := <-done; err != nil {
 		t.Fatalf("Run: %v", err)
+	}
+}
+
+// A client that sends its headers and then trickles its body is cut off by ReadTimeout instead
+// of holding the connection.
+func TestServerCutsOffATricklingBody(t *testing.T) {
+	pki := newTestPKI(t)
+	s, _, _ := startServer(t, ServerOptions{CertFile: pki.certFile(), KeyFile: pki.keyFile(), Handler: webhookHandler(t), ReadTimeout: 500 * time.Millisecond})
+	conn, err := tls.Dial("tcp", s.Addr().String(), &tls.Config{RootCAs: pki.pool(), ServerName: "127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := fmt.Fprintf(conn, "POST /validate-core-v1-pod HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"); err != nil {
+		t.Fatal(err)
+	}
+	// Trickle far longer than the timeout; the server must stop waiting well before we finish.
+	start := time.Now()
+	for i := 0; i < 100; i++ {
+		if _, err := conn.Write([]byte(" ")); err != nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+		if time.Since(start) > 5*time.Second {
+			break
+		}
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	buf := make([]byte, 4096)
+	n, err := conn.Read(buf)
+	if err == nil && !strings.Contains(string(buf[:n]), "400") && !strings.Contains(string(buf[:n]), "413") {
+		t.Fatalf("the trickling client got %q, want the connection cut off or a 4xx", buf[:n])
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatal("the server still waits for the trickling body")
 	}
 }

@@ -32,6 +32,7 @@ type serveOptions struct {
 	tlsMin           string
 	http2            bool
 	grace, drain     time.Duration
+	readTimeout      time.Duration
 	maxRequestBytes  int64
 	webhooks         []string
 	logLevel         string
@@ -85,6 +86,7 @@ Exit codes: 0 after a clean drain, 1 when the server failed or a drain had to cu
 	f.BoolVar(&o.http2, "enable-http2", false, "offer HTTP/2 (off: kube-apiserver calls webhooks over HTTP/1.1)")
 	f.DurationVar(&o.grace, "grace-period", 30*time.Second, "how long requests in flight may take after the listener closes")
 	f.DurationVar(&o.drain, "drain-delay", 5*time.Second, "how long /readyz fails before the listener closes on shutdown")
+	f.DurationVar(&o.readTimeout, "read-timeout", 30*time.Second, "longest a client may take to send a whole request, body included")
 	f.Int64Var(&o.maxRequestBytes, "max-request-bytes", webhook.DefaultMaxRequestBytes, "largest AdmissionReview accepted")
 	f.StringSliceVar(&o.webhooks, "webhooks", builtinWebhooks, "built-in webhooks to run: "+strings.Join(builtinWebhooks, ", "))
 	f.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
@@ -161,7 +163,7 @@ func (o *serveOptions) run(ctx context.Context, streams Streams) error {
 		CertFile: filepath.Join(o.certDir, certs.CertFileName), KeyFile: filepath.Join(o.certDir, certs.KeyFileName),
 		ClientCAFile: o.clientCA, MinTLSVersion: minVersion, EnableHTTP2: o.http2,
 		Handler: registry, Gatherer: reg, Metrics: metrics, Logger: logger,
-		DrainDelay: o.drain, GracePeriod: o.grace,
+		DrainDelay: o.drain, GracePeriod: o.grace, ReadTimeout: o.readTimeout,
 	})
 	if err != nil {
 		return badInput(err)
