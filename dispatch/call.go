@@ -190,7 +190,7 @@ func (a *admission) call(ctx context.Context, inv *invocation, object, old json.
 			Reason: errors.New("could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)"),
 			Status: apierrors.NewBadRequest("error creating admission objects")}
 	}
-	client, target, err := a.d.clients.client(h.clientConfig)
+	client, target, err := h.client(a.d.clients)
 	if err != nil {
 		return nil, &CallingError{WebhookName: h.name, Reason: fmt.Errorf("could not get REST client: %w", err), Status: apierrors.NewInternalError(err)}
 	}

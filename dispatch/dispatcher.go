@@ -202,7 +202,8 @@ func (d *Dispatcher) Admit(ctx context.Context, req *Request) (*Result, error) {
 			}
 		}
 	}
-	if len(req.Object) > 0 && len(a.object) > 0 {
+	// Nothing to diff when no webhook or mutator replaced the object.
+	if len(req.Object) > 0 && len(a.object) > 0 && string(req.Object) != string(a.object) {
 		p, perr := patch.Diff(req.Object, a.object)
 		if perr != nil {
 			return nil, fmt.Errorf("computing the patch from the submitted object to the admitted one: %w", perr)

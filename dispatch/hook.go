@@ -2,7 +2,10 @@ package dispatch
 
 import (
 	"fmt"
+	"net/http"
+	"net/url"
 	"sort"
+	"sync"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,6 +35,20 @@ type hook struct {
 	namespaceSelectorErr, objectSelectorErr error
 
 	conditions ConditionMatcher // nil without matchConditions
+
+	// The HTTP client and URL, resolved on the first call: a configuration does not change, so
+	// neither do they (nor an error building them).
+	clientOnce sync.Once
+	httpClient *http.Client
+	target     *url.URL
+	clientErr  error
+}
+
+// client returns the webhook's HTTP client and URL, from cache (shared by webhooks with the same
+// client configuration).
+func (h *hook) client(cache *clientCache) (*http.Client, *url.URL, error) {
+	h.clientOnce.Do(func() { h.httpClient, h.target, h.clientErr = cache.client(h.clientConfig) })
+	return h.httpClient, h.target, h.clientErr
 }
 
 // ignoresFailures reports failurePolicy Ignore; nil means Fail, as in the apiserver.
