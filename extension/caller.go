@@ -267,6 +267,15 @@ func (c *Caller) exchange(ctx context.Context, p *registered, body []byte, resp 
 		return code, nil, callingErr(reason, code, err)
 	}
 	if err := decodeResponse(raw, resp); err != nil {
+		// An answer cut short because a deadline fired is a timeout, not a malformed answer: the
+		// server may end its body cleanly when it sees the connection give up.
+		switch {
+		case ctx.Err() != nil:
+			return code, raw, callingErr(ReasonCallerContext, code,
+				fmt.Errorf("POST %s: caller's context ended: %w", target.Redacted(), context.Cause(ctx)))
+		case context.Cause(callCtx) == timeoutErr:
+			return code, raw, callingErr(ReasonTimeout, code, fmt.Errorf("POST %s: %w", target.Redacted(), timeoutErr))
+		}
 		return code, raw, callingErr(ReasonDecode, code, err)
 	}
 	return code, raw, nil
