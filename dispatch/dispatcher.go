@@ -71,11 +71,12 @@ type Dispatcher struct {
 	clients              *clientCache
 	// types knows the Go types of built-in kinds: a patched object must still decode into its
 	// kind's type, as the apiserver requires.
-	types   *runtime.Scheme
-	metrics *Metrics
-	logger  *slog.Logger
-	newUID  func() string
-	now     func() time.Time
+	types       *runtime.Scheme
+	typeChecker *typeChecker
+	metrics     *Metrics
+	logger      *slog.Logger
+	newUID      func() string
+	now         func() time.Time
 }
 
 // maxPatchCopyBytes bounds how much a webhook's patch may grow an object through "copy"
@@ -111,7 +112,7 @@ func New(opts Options) (*Dispatcher, error) {
 		clients: newClientCache(opts.ServiceResolver), metrics: opts.Metrics, logger: opts.Logger,
 		newUID: opts.NewUID, now: opts.Now,
 	}
-	d.types = runtime.NewScheme()
+	d.types, d.typeChecker = runtime.NewScheme(), &typeChecker{}
 	if err := clientgoscheme.AddToScheme(d.types); err != nil {
 		return nil, fmt.Errorf("registering the built-in types: %w", err)
 	}

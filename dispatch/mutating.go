@@ -10,7 +10,6 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	kjson "sigs.k8s.io/json"
 )
 
 // Audit annotation key prefixes the mutating phase writes, as the apiserver names them.
@@ -200,23 +199,22 @@ func (a *admission) callMutating(ctx context.Context, inv *invocation, round, in
 		}
 		return false, sent, &CallingError{WebhookName: h.name, Reason: fmt.Errorf("unsupported patch type %q", patchType), Status: rejectionStatus(h.name, resp.Result)}
 	}
-	patched, err := ops.Apply(object)
+	applied, err := applyPatch(object, ops)
 	if err != nil {
 		return false, sent, apierrors.NewInternalError(err)
 	}
-	// The patched document is valid JSON (evanphx encoded it); it must still be an object, as the
-	// apiserver's decode into the object's type requires.
+	patched := applied.object
+	// The patched document is valid JSON (evanphx or patch.Apply encoded it); it must still be an
+	// object, as the apiserver's decode into the object's type requires.
 	if trimmed := bytes.TrimSpace(patched); len(trimmed) == 0 || trimmed[0] != '{' {
 		return false, sent, apierrors.NewInternalError(fmt.Errorf("the patched object is not a JSON object"))
 	}
-	// The apiserver decodes the patched object into the Go type of its kind, so a patch that
-	// breaks the type (metadata turned into a string) fails the request whatever the policy.
 	if typed, err := a.d.types.New(inv.kind); err == nil {
-		if err := kjson.UnmarshalCaseSensitivePreserveInts(patched, typed); err != nil {
+		if err := a.d.typeChecker.check(typed, patched, applied.ops); err != nil {
 			return false, sent, apierrors.NewInternalError(err)
 		}
 	}
-	changed = !semanticallyEqual(object, patched)
+	changed = applied.changed
 	if inv.kind != a.req.Kind && a.d.converter != nil {
 		if patched, err = a.d.converter.Convert(patched, a.req.Kind); err != nil {
 			return false, sent, apierrors.NewInternalError(err)

@@ -63,3 +63,29 @@ func ExamplePatch_MarshalJSON() {
 	// [{"op":"add","path":"/metadata/annotations/example.com~1owner","value":"team-a"},{"op":"replace","path":"/spec/nodeName","value":null},{"op":"remove","path":"/status"}]
 	// []
 }
+
+func ExampleApply() {
+	// What the API server holds, and a webhook's patch: a label and a sidecar.
+	pod := []byte(`{"metadata":{"name":"web","labels":{"app":"web"}},"spec":{"containers":[{"name":"app","image":"nginx"}]}}`)
+	var p patch.Patch
+	if err := json.Unmarshal([]byte(`[
+		{"op":"add","path":"/metadata/labels/injected","value":"true"},
+		{"op":"add","path":"/spec/containers/-","value":{"name":"proxy","image":"envoy"}}
+	]`), &p); err != nil {
+		fmt.Println(err)
+		return
+	}
+	patched, err := patch.Apply(pod, p)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(string(patched))
+
+	// A patch that does not apply names the operation and what was missing.
+	_, err = patch.Apply(pod, patch.Patch{{Op: patch.OpAdd, Path: "/spec/volumes/-", Value: json.RawMessage(`{}`)}})
+	fmt.Println(err)
+	// Output:
+	// {"metadata":{"name":"web","labels":{"app":"web","injected":"true"}},"spec":{"containers":[{"name":"app","image":"nginx"},{"name":"proxy","image":"envoy"}]}}
+	// operation 0 (add "/spec/volumes/-"): no value at "/spec/volumes"
+}

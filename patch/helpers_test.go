@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 )
 
@@ -28,7 +29,45 @@ func apply(doc []byte, p Patch) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("applying patch %s: %w", encoded, err)
 	}
+	// Apply must agree, so every test and fuzz target that applies a patch checks it too.
+	own, changed, err := ApplyChanged(doc, p)
+	if err != nil {
+		return nil, fmt.Errorf("patch.Apply failed where evanphx applied %s: %w", encoded, err)
+	}
+	if !sameJSON(out, own) {
+		return nil, fmt.Errorf("applying %s: evanphx gave %s, patch.Apply %s", encoded, out, own)
+	}
+	if err := checkChanged(doc, own, changed); err != nil {
+		return nil, fmt.Errorf("applying %s: %w", encoded, err)
+	}
 	return out, nil
+}
+
+// checkChanged holds ApplyChanged's answer to Diff's.
+func checkChanged(doc, patched []byte, changed bool) error {
+	ops, err := Diff(doc, patched)
+	if err != nil {
+		return err
+	}
+	if changed != (len(ops) > 0) {
+		return fmt.Errorf("ApplyChanged said changed = %t, but Diff(doc, patched) = %v", changed, ops)
+	}
+	return nil
+}
+
+// sameJSON compares two valid documents by value, numbers by their spelling.
+func sameJSON(x, y []byte) bool {
+	decode := func(data []byte) any {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		var v any
+		if dec.Decode(&v) != nil {
+			return nil
+		}
+		return v
+	}
+	vx, vy := decode(x), decode(y)
+	return vx != nil && cmp.Equal(vx, vy)
 }
 
 // mustApply is apply for tests whose inputs are known to be valid.

@@ -52,10 +52,10 @@ func (d *document) bytesOf(t int32) []byte {
 	return d.data[tok.start:tok.end]
 }
 
-// SyntaxError reports that an argument of Diff or Lossless, or the value of
-// an Operation being marshalled, is not valid JSON.
+// SyntaxError reports that an argument of Diff, Lossless or Apply, or the
+// value of an Operation being marshalled or applied, is not valid JSON.
 type SyntaxError struct {
-	Document string // what is at fault: "original", "modified", "raw", "before", "after" or "value"
+	Document string // what is at fault: "original", "modified", "raw", "before", "after", "target" (of Apply) or "value"
 	Offset   int    // byte offset in that argument where the problem was found
 	Reason   string
 }

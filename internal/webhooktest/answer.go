@@ -1,6 +1,7 @@
 package webhooktest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -72,6 +73,9 @@ func (c *call) answer(w http.ResponseWriter, r *http.Request, review *admissionv
 		setPatch(setLabelPatch(review.Request.Object.Raw, c.args[0], c.args[1]))
 	case "removeLabel":
 		setPatch(patchJSON(patchOp{Op: "remove", Path: "/metadata/labels/" + escapePointer(c.args[0])}))
+	case "patch":
+		p, _ := base64.RawURLEncoding.DecodeString(c.args[0]) // checked by parsePath
+		setPatch(string(p))
 	case "undecodablePatch":
 		setPatch(UndecodablePatch)
 	case "missingPathPatch":

@@ -1,6 +1,7 @@
 package webhooktest
 
 import (
+	"encoding/base64"
 	"net/url"
 	"strconv"
 	"strings"
@@ -80,6 +81,12 @@ func SetLabel(key, value string, opts ...Option) string {
 // object does not have it.
 func RemoveLabel(key string, opts ...Option) string {
 	return build([]string{"removeLabel", key}, opts)
+}
+
+// Patch is the path of a webhook that answers with jsonPatch as its JSON patch, whatever the
+// object; the patch travels in the path base64url-encoded, so any text fits.
+func Patch(jsonPatch string, opts ...Option) string {
+	return build([]string{"patch", base64.RawURLEncoding.EncodeToString([]byte(jsonPatch))}, opts)
 }
 
 // Sleep is the path of a webhook that waits for d, or until the caller gives up, then allows.

@@ -2,6 +2,7 @@ package webhooktest
 
 import (
 	"crypto/tls"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -162,7 +163,7 @@ func arity(behaviour string) (n int, ok bool) {
 	case "allow", "allowTextPlain", "allowYAML", "deny", "busyOnce", "internalError", "statusError", "statusErrorTextPlain", "invalidJSON", "absentResponse",
 		"emptyBody", "wrongUID", "undecodablePatch", "missingPathPatch", "emptyPatch", "patchWithoutType", "unsupportedPatchType":
 		return 0, true
-	case "removeLabel", "sleep":
+	case "removeLabel", "sleep", "patch":
 		return 1, true
 	case "setLabel":
 		return 2, true
@@ -204,9 +205,14 @@ func parsePath(escaped string) (*call, error) {
 		}
 		c.options = append(c.options, Option{key, value})
 	}
-	if c.behaviour == "sleep" {
+	switch c.behaviour {
+	case "sleep":
 		if _, err := time.ParseDuration(c.args[0]); err != nil {
 			return nil, fmt.Errorf("path %q: %w", escaped, err)
+		}
+	case "patch":
+		if _, err := base64.RawURLEncoding.DecodeString(c.args[0]); err != nil {
+			return nil, fmt.Errorf("path %q: the patch is not base64url: %w", escaped, err)
 		}
 	}
 	return c, nil

@@ -123,6 +123,10 @@ func TestAnswers(t *testing.T) {
 			want: &admissionv1.AdmissionResponse{UID: "uid-1", Allowed: true, PatchType: &jsonPatch, Patch: []byte(MissingPathPatch)},
 		},
 		{
+			name: "a given patch, any text", path: Patch(`[{"op":"move","from":"/a/b~1c","path":"/d"}]`),
+			want: &admissionv1.AdmissionResponse{UID: "uid-1", Allowed: true, PatchType: &jsonPatch, Patch: []byte(`[{"op":"move","from":"/a/b~1c","path":"/d"}]`)},
+		},
+		{
 			name: "empty patch", path: PathEmptyPatch,
 			want: &admissionv1.AdmissionResponse{UID: "uid-1", Allowed: true, PatchType: &jsonPatch, Patch: []byte(`[]`)},
 		},
@@ -180,6 +184,7 @@ func TestErrorAnswers(t *testing.T) {
 		{name: "missing argument", path: "/setLabel/x", wantCode: 404, wantContentType: "text/plain; charset=utf-8", wantBody: "webhooktest: path \"/setLabel/x\": setLabel takes 2 arguments\n"},
 		{name: "unknown parameter", path: "/allow/colour=red", wantCode: 404, wantContentType: "text/plain; charset=utf-8", wantBody: "webhooktest: path \"/allow/colour=red\": unknown parameter \"colour\"\n"},
 		{name: "bad code", path: "/deny/code=x", wantCode: 404, wantContentType: "text/plain; charset=utf-8", wantBody: "webhooktest: path \"/deny/code=x\": code \"x\" is not a number\n"},
+		{name: "patch not base64url", path: "/patch/a+b", wantCode: 404, wantContentType: "text/plain; charset=utf-8", wantBody: "webhooktest: path \"/patch/a+b\": the patch is not base64url: illegal base64 data at input byte 1\n"},
 		{name: "bad duration", path: "/sleep/soon", wantCode: 404, wantContentType: "text/plain; charset=utf-8", wantBody: "webhooktest: path \"/sleep/soon\": time: invalid duration \"soon\"\n"},
 	}
 	s := Start(t)
