@@ -27,7 +27,9 @@ type Request struct {
 	// Operation is CREATE, UPDATE, DELETE or CONNECT.
 	Operation admissionv1.Operation
 	// Object is the new object as JSON (nil on DELETE; the options object on CONNECT); OldObject
-	// the existing object (UPDATE and DELETE).
+	// the existing object (UPDATE and DELETE). A built-in kind's object must decode into its Go
+	// type, as kube-apiserver ensures before admission (admit review checks it): a patched
+	// object is checked only where the patch wrote.
 	Object, OldObject json.RawMessage
 	// Options is the CreateOptions/UpdateOptions/DeleteOptions as JSON (nil on CONNECT); when nil
 	// on another operation, an empty options object of the right kind is sent.

@@ -18,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	kjson "sigs.k8s.io/json"
 
 	"github.com/admitkit/admit/dispatch"
 	"github.com/admitkit/admit/dispatch/config"
@@ -280,6 +282,9 @@ func (o *reviewOptions) request(streams Streams, mapper *resources.Mapper) (*dis
 	if err != nil {
 		return nil, err
 	}
+	if err := decodesAsItsKind(source, gvk, objectJSON); err != nil {
+		return nil, err
+	}
 	req := &dispatch.Request{
 		Kind: gvk, Resource: res.GVR, SubResource: o.subresource, Name: obj.GetName(), Namespace: namespace,
 		Operation: op, DryRun: o.dryRun,
@@ -311,8 +316,29 @@ func (o *reviewOptions) request(streams Streams, mapper *resources.Mapper) (*dis
 		if req.OldObject, err = json.Marshal(old.Object); err != nil {
 			return nil, err
 		}
+		if err := decodesAsItsKind(o.old, gvk, req.OldObject); err != nil {
+			return nil, err
+		}
 	}
 	return req, nil
+}
+
+// decodesAsItsKind rejects a built-in object that does not decode into its Go type, with the
+// message kube-apiserver answers such a write with (400 BadRequest) before admission starts.
+// The dispatcher relies on it: it checks a patched object only where the patch wrote.
+func decodesAsItsKind(source string, gvk schema.GroupVersionKind, object []byte) error {
+	types := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(types); err != nil {
+		return fmt.Errorf("registering the built-in types: %w", err)
+	}
+	typed, err := types.New(gvk)
+	if err != nil {
+		return nil // a custom kind: its schema is the apiserver's business
+	}
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(object, typed); err != nil {
+		return fmt.Errorf("%s: %s in version %q cannot be handled as a %s: %w", source, gvk.Kind, gvk.Version, gvk.Kind, err)
+	}
+	return nil
 }
 
 // randomSuffix is what the apiserver appends to generateName: five characters.
