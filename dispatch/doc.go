@@ -7,6 +7,8 @@
 //	               matchPolicy Equivalent, matchConditions (in the apiserver's order)
 //	call.go        one call: AdmissionReview, HTTP client, timeout, retries, response checks
 //	mutating.go    the serial mutating chain with reinvocation
+//	applypatch.go  applying a webhook's JSON patch as the apiserver's library does
+//	typecheck.go   whether the patched object still decodes into its kind's Go type
 //	validating.go  the parallel validating fan-out
 //	errors.go      calling errors vs rejections, and the statuses the client sees
 //	warnings.go    the warning recorder (dedup, 4096-rune budget)
@@ -16,6 +18,11 @@
 // that answers with a redirect is not followed (CVE-2020-8561), and when several validating
 // webhooks reject, the rejection of the lowest-index webhook is returned (the apiserver returns
 // whichever finished first); every rejection is still in the Result.
+//
+// A patched object stays the JSON the patch made. The apiserver decodes it into the kind's Go
+// type and shows the next webhook that type's encoding, so there a member the type does not have
+// disappears and a null in a field that is no pointer becomes the field's zero value; admit
+// passes both on as the webhook wrote them.
 //
 // What admit cannot do offline: kube-apiserver applies its built-in defaulting to the object
 // after every mutating webhook and runs its built-in admission plugins; admit runs only webhooks

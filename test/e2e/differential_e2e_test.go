@@ -42,6 +42,27 @@ func podObject() map[string]any {
 	}
 }
 
+// finalizersPatch uses negative indices on a two-element array: appends with -1, replaces the
+// second-to-last, removes the first by counting from the end.
+const finalizersPatch = `[{"op":"add","path":"/metadata/finalizers/-1","value":"example.com/c"},` +
+	`{"op":"replace","path":"/metadata/finalizers/-2","value":"example.com/B"},{"op":"remove","path":"/metadata/finalizers/-3"}]`
+
+// panicPatch copies a null member and adds below the copy, which makes evanphx assign to a nil map.
+const panicPatch = `[{"op":"add","path":"/data/n","value":null},{"op":"copy","from":"/data/n","path":"/data/c"},{"op":"add","path":"/data/c/x","value":"1"}]`
+
+// withFinalizers gives the written object finalizers, and makes the write a dry run so that no
+// finalizer outlives the scenario.
+func withFinalizers(w write, finalizers ...string) write {
+	meta := w.object["metadata"].(map[string]any)
+	list := make([]any, len(finalizers))
+	for i, f := range finalizers {
+		list[i] = f
+	}
+	meta["finalizers"] = list
+	w.dryRun = true
+	return w
+}
+
 // denied is the message of a webhook's denial, as the apiserver words it.
 func denied(webhook string) string {
 	return `admission webhook "` + webhook + diffSuffix + `" denied the request`
@@ -528,6 +549,62 @@ func TestDifferentialDispatcherMatchesAPIServer(t *testing.T) {
 			mutating: one(ifNeeded(hook{name: "empty", path: wt.PathEmptyPatch}), hook{name: "noop", path: wt.PathAllow}),
 			write:    createConfigMap(),
 			want:     want{calls: map[string]int{wt.PathEmptyPatch: 1, wt.PathAllow: 1}},
+		},
+
+		// Patches as kube-apiserver applies them (gopkg.in/evanphx/json-patch.v4), departures from
+		// RFC 6902 included: the dispatcher applies add/remove/replace itself and must agree.
+		{
+			name:     "a patch: negative indices count from the end, -1 appends on add",
+			mutating: one(hook{name: "negative", path: wt.Patch(finalizersPatch)}),
+			write:    withFinalizers(createConfigMap(), "example.com/a", "example.com/b"),
+			want:     want{calls: map[string]int{wt.Patch(finalizersPatch): 1}},
+		},
+		{
+			name:     "a patch: replace of a missing member adds it",
+			mutating: one(hook{name: "replace", path: wt.Patch(`[{"op":"replace","path":"/data/new","value":"v"}]`)}),
+			write:    createConfigMap(),
+		},
+		{
+			name: "a patch the webhooks typically send: a label replaced, one removed, data added",
+			mutating: one(hook{name: "typical", path: wt.Patch(`[{"op":"replace","path":"/metadata/labels/app","value":"api"},` +
+				`{"op":"add","path":"/metadata/labels/example.com~1tier","value":"back"},{"op":"add","path":"/data/new","value":"v"},{"op":"remove","path":"/data/key"}]`)}),
+			write: createConfigMap(),
+		},
+		{
+			name: "a patch with move, copy and a passing test",
+			mutating: one(hook{name: "move", path: wt.Patch(`[{"op":"test","path":"/data/key","value":"value"},` +
+				`{"op":"copy","from":"/data/key","path":"/data/copied"},{"op":"move","from":"/data/key","path":"/data/moved"}]`)}),
+			write: createConfigMap(),
+		},
+		{
+			name:     "a patch with a failing test fails even with Ignore",
+			mutating: one(ignored(hook{name: "test", path: wt.Patch(`[{"op":"test","path":"/data/key","value":"other"}]`)})),
+			write:    createConfigMap(),
+			want:     want{code: 500, message: "testing value /data/key failed: test failed"},
+		},
+		{
+			name:     "a patch adding beyond the end of an array",
+			mutating: one(hook{name: "beyond", path: wt.Patch(`[{"op":"add","path":"/metadata/finalizers/3","value":"example.com/c"}]`)}),
+			write:    withFinalizers(createConfigMap(), "example.com/a", "example.com/b"),
+			want:     want{code: 500, message: "error in add for path: '/metadata/finalizers/3': Unable to access invalid index: 3: invalid index referenced"},
+		},
+		{
+			name:     "a patch removing a missing member",
+			mutating: one(hook{name: "absent", path: wt.Patch(`[{"op":"remove","path":"/data/absent"}]`)}),
+			write:    createConfigMap(),
+			want:     want{code: 500, message: "error in remove for path: '/data/absent': Unable to remove nonexistent key: absent: missing value"},
+		},
+		{
+			name:     "a patch breaking the object's type fails even with Ignore",
+			mutating: one(ignored(hook{name: "type", path: wt.Patch(`[{"op":"add","path":"/data/number","value":1}]`)})),
+			write:    createConfigMap(),
+			want:     want{code: 500, message: "cannot unmarshal number into Go struct field ConfigMap.data of type string"},
+		},
+		{
+			name:            "a patch that makes evanphx panic: the apiserver resets the stream, the dispatcher answers 500",
+			mutating:        one(hook{name: "panic", path: wt.Patch(panicPatch)}),
+			write:           createConfigMap(),
+			apiserverPanics: true,
 		},
 
 		// Timeouts: the webhook is told, and the call gives up.

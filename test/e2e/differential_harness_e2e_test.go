@@ -49,7 +49,7 @@ import (
 //     AdmissionRequest it received, without its uid (random per call);
 //   - the object: the admitted one the apiserver returns against Result.Object, and the object and
 //     oldObject in each AdmissionRequest. Only what webhooks write and what conversion produces is
-//     compared: apiVersion, kind, metadata name/generateName/namespace/labels/annotations, and the
+//     compared: apiVersion, kind, metadata name/generateName/namespace/labels/annotations/finalizers, and the
 //     top-level fields the scenario names (data, spec...); an empty labels or annotations map
 //     counts as none. The rest is the apiserver's own work, which an offline dispatcher cannot do
 //     and is not asked to: server-side metadata (uid, resourceVersion, creationTimestamp,
@@ -151,6 +151,9 @@ type differential struct {
 	crd *apiextensionsv1.CustomResourceDefinition
 	// compareStatus replaces the equality of the two statuses, for the one documented difference.
 	compareStatus func(t *testing.T, apiserver, dispatcher *metav1.Status, result *dispatch.Result)
+	// apiserverPanics: the webhook's answer makes kube-apiserver's handler panic, so its client
+	// gets no status, only a reset stream; the dispatcher must answer an internal error instead.
+	apiserverPanics bool
 }
 
 // outcome is one side's result, normalised for comparison.
@@ -285,7 +288,17 @@ func (suite *differentialSuite) run(t *testing.T, sc *differential) {
 	apiserver.Status = withoutUIDs(apiserver.Status, apiserverUIDs)
 	dispatcher.Status = withoutUIDs(dispatcher.Status, dispatcherUIDs)
 
-	r.checkWant(t, apiserver)
+	if sc.apiserverPanics {
+		if apiserver.Status != nil {
+			t.Fatalf("kube-apiserver answered %d %q, want its handler to panic", apiserver.Status.Code, apiserver.Status.Message)
+		}
+		if s := dispatcher.Status; s == nil || s.Code != 500 || s.Reason != metav1.StatusReasonInternalError || !strings.Contains(s.Message, "applying the patch panicked") {
+			t.Fatalf("the dispatcher answered %+v, want a 500 InternalError saying the patch panicked", s)
+		}
+		dispatcher.Status = nil // the rest (calls, requests) must still be the same
+	} else {
+		r.checkWant(t, apiserver)
+	}
 	if sc.check != nil {
 		sc.check(t, apiserver)
 	}
@@ -524,11 +537,17 @@ func (r *scenarioRun) throughAPIServer(t *testing.T) (*outcome, string, []string
 	out := &outcome{Allowed: err == nil, Warnings: warnings.warnings}
 	if err != nil {
 		var status apierrors.APIStatus
-		if !errors.As(err, &status) {
+		switch {
+		case errors.As(err, &status):
+			s := status.Status()
+			out.Status = &s
+		case r.sc.apiserverPanics:
+			t.Logf("kube-apiserver panicked, as expected: %v", err)
+		default:
 			t.Fatalf("kube-apiserver answered something else than a status: %v", err)
 		}
-		s := status.Status()
-		out.Status = &s
+	} else if r.sc.apiserverPanics {
+		t.Fatal("kube-apiserver admitted the request, want its handler to panic")
 	}
 	generatedName := ""
 	if admitted != nil && w.op != admissionv1.Delete {
@@ -667,7 +686,7 @@ func (r *scenarioRun) normalise(obj map[string]any) map[string]any {
 	}
 	if meta, ok := obj["metadata"].(map[string]any); ok {
 		kept := map[string]any{}
-		for _, f := range []string{"name", "generateName", "namespace", "labels", "annotations"} {
+		for _, f := range []string{"name", "generateName", "namespace", "labels", "annotations", "finalizers"} {
 			// An empty map of labels or annotations is no map: the apiserver's typed objects
 			// drop it when they are encoded, the dispatcher's JSON keeps what a patch left.
 			if v, ok := meta[f]; ok && !isEmptyMap(v) {
