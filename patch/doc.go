@@ -1,5 +1,6 @@
 // Package patch generates RFC 6902 JSON Patches, the answer a mutating
-// admission webhook sends back to the API server.
+// admission webhook sends back to the API server, and applies them the way
+// the API server does.
 //
 // # Diff
 //
@@ -51,6 +52,16 @@
 // hold as many elements as before in each changed array, which a typed
 // round trip guarantees; where it does not, after's whole array replaces
 // raw's.
+//
+// # Apply
+//
+// Apply(doc, p) applies a patch with kube-apiserver's path semantics
+// (gopkg.in/evanphx/json-patch.v4, including its departures from RFC 6902:
+// negative array indices, replace adding a missing member). Only the
+// containers an operation goes into are expanded; everything else is copied
+// out byte for byte, so patching a large object costs little more than
+// copying it. ApplyChanged also says whether the result differs from doc by
+// value, looking only where the patch went.
 //
 // # Speed
 //
