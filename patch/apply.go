@@ -182,47 +182,6 @@ func (n *node) appendTo(dst []byte) []byte {
 	return append(dst, '}')
 }
 
-// equal compares two values by meaning: member order, spacing, number
-// spelling and string escapes do not matter.
-func (n *node) equal(o *node) bool {
-	if n.kind != o.kind {
-		return false
-	}
-	switch n.kind {
-	case kindNumber:
-		x, y := n.src.bytesOf(n.tok), o.src.bytesOf(o.tok)
-		return string(x) == string(y) || numbersEqual(x, y)
-	case kindString:
-		return stringsEqual(n.src.bytesOf(n.tok), n.src.tokens[n.tok].escaped, o.src.bytesOf(o.tok), o.src.tokens[o.tok].escaped)
-	case kindArray:
-		n.expand()
-		o.expand()
-		if len(n.elems) != len(o.elems) {
-			return false
-		}
-		for i := range n.elems {
-			if !n.elems[i].equal(o.elems[i]) {
-				return false
-			}
-		}
-		return true
-	case kindObject:
-		n.expand()
-		o.expand()
-		if len(n.fields) != len(o.fields) {
-			return false
-		}
-		for i := range n.fields {
-			j := o.find(n.fields[i].key)
-			if j < 0 || !n.fields[i].value.equal(o.fields[j].value) {
-				return false
-			}
-		}
-		return true
-	}
-	return true // null, true, false: the kind is the value
-}
-
 // sameAs reports whether the node has the value of token t of d. Parts no
 // operation reached are still d's own tokens, recognised without a look
 // inside; only the containers the patch went into are compared member by
@@ -286,9 +245,9 @@ func (a *applier) apply(op *Operation) error {
 		return a.replace(op.Path, v)
 	case OpMove:
 		if op.From == op.Path {
-			parent, key, v, err := a.lookup(op.From)
+			key, v, err := a.lookup(op.From)
 			if err == nil && v == nil {
-				err = errors.New(missing(parent, key))
+				err = fmt.Errorf("no member %q", key)
 			}
 			return err
 		}
@@ -298,12 +257,12 @@ func (a *applier) apply(op *Operation) error {
 		}
 		return a.add(op.Path, v)
 	case OpCopy:
-		parent, key, v, err := a.lookup(op.From)
+		key, v, err := a.lookup(op.From)
 		if err != nil {
 			return fmt.Errorf("from: %w", err)
 		}
 		if v == nil {
-			return fmt.Errorf("from: %s", missing(parent, key))
+			return fmt.Errorf("from: no member %q", key)
 		}
 		text := v.appendTo(nil)
 		if a.copied += len(text); a.copied > MaxCopyGrowth {
@@ -319,14 +278,14 @@ func (a *applier) apply(op *Operation) error {
 		if err != nil {
 			return err
 		}
-		parent, key, v, err := a.lookup(op.Path)
+		key, v, err := a.lookup(op.Path)
 		if err != nil {
 			return err
 		}
 		if v == nil {
-			return fmt.Errorf("%s: %w", missing(parent, key), ErrTestFailed)
+			return fmt.Errorf("no member %q: %w", key, ErrTestFailed)
 		}
-		if !v.equal(want) {
+		if !v.sameAs(want.src, want.tok, &differ{}) {
 			return fmt.Errorf("value differs: %w", ErrTestFailed)
 		}
 		return nil
@@ -380,34 +339,27 @@ func (a *applier) container(path string) (*node, string, error) {
 	}
 }
 
-// lookup returns the value at path (nil for a missing object member) and the
-// container holding it.
-func (a *applier) lookup(path string) (parent *node, key string, v *node, err error) {
+// lookup returns the value at path, nil for a missing object member, and the
+// last reference token of path.
+func (a *applier) lookup(path string) (key string, v *node, err error) {
 	if path == "" {
-		return nil, "", a.root, nil
+		return "", a.root, nil
 	}
-	parent, key, err = a.container(path)
+	parent, key, err := a.container(path)
 	if err != nil {
-		return nil, "", nil, err
+		return "", nil, err
 	}
 	if parent.kind == kindObject {
 		if i := parent.find(key); i >= 0 {
-			return parent, key, parent.fields[i].value, nil
+			return key, parent.fields[i].value, nil
 		}
-		return parent, key, nil, nil
+		return key, nil, nil
 	}
 	i, err := existingIndex(key, len(parent.elems))
 	if err != nil {
-		return nil, "", nil, err
+		return "", nil, err
 	}
-	return parent, key, parent.elems[i], nil
-}
-
-func missing(parent *node, key string) string {
-	if parent == nil {
-		return "no document"
-	}
-	return fmt.Sprintf("no member %q", key)
+	return key, parent.elems[i], nil
 }
 
 func (a *applier) add(path string, v *node) error {
