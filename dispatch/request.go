@@ -7,6 +7,8 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/admitkit/admit/patch"
 )
 
 // Request is one admission: what kube-apiserver knows about a write when it runs admission.
@@ -70,7 +72,8 @@ func (r *Request) validate() error {
 		name string
 		raw  json.RawMessage
 	}{{"object", r.Object}, {"old object", r.OldObject}, {"options", r.Options}} {
-		if len(doc.raw) > 0 && !json.Valid(doc.raw) {
+		// patch.Valid is the fast check; it refuses invalid UTF-8, which encoding/json accepts.
+		if len(doc.raw) > 0 && !patch.Valid(doc.raw) && !json.Valid(doc.raw) {
 			return fmt.Errorf("the %s is not valid JSON", doc.name)
 		}
 	}

@@ -422,3 +422,11 @@ func describe(c byte) string {
 	}
 	return fmt.Sprintf("byte 0x%02x", c)
 }
+
+// Valid reports whether data is one JSON value as Diff, Lossless and Apply
+// accept it: RFC 8259, UTF-8 only, nesting up to 10000 levels. It is
+// several times faster than encoding/json.Valid, which accepts invalid UTF-8.
+func Valid(data []byte) bool {
+	_, err := validate("value", data)
+	return err == nil
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -87,5 +88,26 @@ func TestParseTokens(t *testing.T) {
 	}
 	if !doc.spaced {
 		t.Error("a document with whitespace between tokens is not marked spaced")
+	}
+}
+
+func TestValid(t *testing.T) {
+	tests := []struct {
+		data string
+		want bool
+	}{
+		{`{"a":[1,2.5e3,"x\u00e9",true,null]}`, true},
+		{` [ ] `, true},
+		{`"\ud800"`, true}, // a lone surrogate escape is valid JSON text
+		{``, false},
+		{`{"a":1,}`, false},
+		{`[1] [2]`, false},
+		{"\"\xff\"", false}, // encoding/json.Valid accepts invalid UTF-8; Valid does not
+		{strings.Repeat("[", 10001) + strings.Repeat("]", 10001), false},
+	}
+	for _, tt := range tests {
+		if got := Valid([]byte(tt.data)); got != tt.want {
+			t.Errorf("Valid(%.40q) = %t, want %t", tt.data, got, tt.want)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -60,6 +61,31 @@ func FuzzHTTPHandler(f *testing.F) {
 		}
 		if !json.Valid(w.Body.Bytes()) {
 			t.Fatalf("reply is not JSON: %q", w.Body.String())
+		}
+	})
+}
+
+// FuzzDecodeEnvelopeFast holds the review decode that leaves the objects out of the decoder to
+// decoding the whole review: whenever it succeeds, the whole decode succeeds with the same
+// review, objects byte for byte.
+func FuzzDecodeEnvelopeFast(f *testing.F) {
+	f.Add([]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","operation":"CREATE","object":{"kind":"Pod","a":[1,{"b":"}"}]},"oldObject":null}}`))
+	f.Add([]byte(` { "request" : { "oldObject" : { "x" : "\"]" } , "object" : [ ] , "uid" : "u" } , "kind" : "AdmissionReview" } `))
+	f.Add([]byte(`{"request":{"object":{"a":1},"object":{"a":2},"uid":"1"}}`))
+	f.Add([]byte(`{"request":{"obj\u0065ct":{"a":1},"uid":"1"}}`))
+	f.Add([]byte(`{"request":{"object":tru,"uid":"1"}}`))
+	f.Add([]byte(`{"request":{"object":{"a":[}},"uid":"1"}}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		fast, ok := decodeEnvelopeFast(body)
+		if !ok {
+			return
+		}
+		var whole reviewEnvelope
+		if err := decodeStrict(body, &whole); err != nil {
+			t.Fatalf("the fast decode accepted %q, the whole decode says %v", body, err)
+		}
+		if diff := cmp.Diff(whole, fast); diff != "" {
+			t.Fatalf("decoding %q (-whole +fast):\n%s", body, diff)
 		}
 	})
 }

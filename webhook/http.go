@@ -172,9 +172,11 @@ func DecodeReview(body []byte) (*Request, error) {
 	if err := checkUTF8(body); err != nil {
 		return nil, fmt.Errorf("decoding AdmissionReview: %w", err)
 	}
-	var review reviewEnvelope
-	if err := decodeStrict(body, &review); err != nil {
-		return nil, fmt.Errorf("decoding AdmissionReview: %w", err)
+	review, ok := decodeEnvelopeFast(body)
+	if !ok {
+		if err := decodeStrict(body, &review); err != nil {
+			return nil, fmt.Errorf("decoding AdmissionReview: %w", err)
+		}
 	}
 	var version string
 	switch review.APIVersion {
