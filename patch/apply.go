@@ -148,6 +148,15 @@ func (n *node) find(key string) int {
 	return -1
 }
 
+// set gives an expanded object's member key the value v, adding the member if it is missing.
+func (n *node) set(key string, v *node) {
+	if i := n.find(key); i >= 0 {
+		n.fields[i].value = v
+		return
+	}
+	n.fields = append(n.fields, field{key: key, value: v})
+}
+
 func (n *node) isContainer() bool { return n.kind == kindObject || n.kind == kindArray }
 
 // appendTo writes the value compactly.
@@ -371,11 +380,7 @@ func (a *applier) add(path string, v *node) error {
 		return err
 	}
 	if parent.kind == kindObject {
-		if i := parent.find(key); i >= 0 {
-			parent.fields[i].value = v
-			return nil
-		}
-		parent.fields = append(parent.fields, field{key: key, value: v})
+		parent.set(key, v)
 		return nil
 	}
 	i := len(parent.elems)
@@ -430,11 +435,7 @@ func (a *applier) replace(path string, v *node) error {
 		return err
 	}
 	if parent.kind == kindObject {
-		if i := parent.find(key); i >= 0 {
-			parent.fields[i].value = v
-		} else {
-			parent.fields = append(parent.fields, field{key: key, value: v})
-		}
+		parent.set(key, v) // a missing member is added, as the API server does
 		return nil
 	}
 	i, err := existingIndex(key, len(parent.elems))

@@ -282,7 +282,11 @@ func (o *reviewOptions) request(streams Streams, mapper *resources.Mapper) (*dis
 	if err != nil {
 		return nil, err
 	}
-	if err := decodesAsItsKind(source, gvk, objectJSON); err != nil {
+	types := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(types); err != nil {
+		return nil, fmt.Errorf("registering the built-in types: %w", err)
+	}
+	if err := decodesAsItsKind(types, source, gvk, objectJSON); err != nil {
 		return nil, err
 	}
 	req := &dispatch.Request{
@@ -316,7 +320,7 @@ func (o *reviewOptions) request(streams Streams, mapper *resources.Mapper) (*dis
 		if req.OldObject, err = json.Marshal(old.Object); err != nil {
 			return nil, err
 		}
-		if err := decodesAsItsKind(o.old, gvk, req.OldObject); err != nil {
+		if err := decodesAsItsKind(types, o.old, gvk, req.OldObject); err != nil {
 			return nil, err
 		}
 	}
@@ -326,11 +330,7 @@ func (o *reviewOptions) request(streams Streams, mapper *resources.Mapper) (*dis
 // decodesAsItsKind rejects a built-in object that does not decode into its Go type, with the
 // message kube-apiserver answers such a write with (400 BadRequest) before admission starts.
 // The dispatcher relies on it: it checks a patched object only where the patch wrote.
-func decodesAsItsKind(source string, gvk schema.GroupVersionKind, object []byte) error {
-	types := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(types); err != nil {
-		return fmt.Errorf("registering the built-in types: %w", err)
-	}
+func decodesAsItsKind(types *runtime.Scheme, source string, gvk schema.GroupVersionKind, object []byte) error {
 	typed, err := types.New(gvk)
 	if err != nil {
 		return nil // a custom kind: its schema is the apiserver's business
