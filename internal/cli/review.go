@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,7 +16,6 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -27,11 +27,13 @@ import (
 )
 
 type reviewOptions struct {
-	file        string
+	files       []string
+	recursive   bool
 	webhooks    []string
 	namespaces  string
+	namespace   string
 	crds        []string
-	old         string
+	old         []string
 	operation   string
 	subresource string
 	dryRun      bool
@@ -46,58 +48,90 @@ type reviewOptions struct {
 func newReviewCommand(streams Streams) *cobra.Command {
 	o := &reviewOptions{}
 	cmd := &cobra.Command{
-		Use:   "review -f OBJECT.yaml [--webhooks PATH]...",
-		Short: "Run an object through webhook configurations exactly as kube-apiserver would",
-		Long: `Run one admission offline: the object goes through the mutating webhooks (with reinvocation), then the
+		Use:   "review [-f] OBJECTS... [--webhooks PATH]...",
+		Short: "Run objects through webhook configurations exactly as kube-apiserver would",
+		Long: `Run admissions offline: each object goes through the mutating webhooks (with reinvocation), then the
 validating webhooks, calling each matching webhook over HTTPS as kube-apiserver 1.36 does, with its
 matching rules, failure policies and exact error messages.
+
+Objects come from files, directories (-R for subdirectories), multi-document YAML, Lists and stdin
+("-"); each object is its own admission. With --old, an object whose kind, namespace and name match
+an old object is reviewed as an UPDATE of it.
 
 Without --webhooks, admit's built-in example webhooks are served in-process on loopback with a
 throwaway CA and used instead.
 
-Exit codes: 0 admitted, 1 rejected, 2 bad input.`,
+Exit codes: 0 every object admitted, 1 an object rejected, 2 bad input.`,
 		Example: `  # the built-in webhooks on an example Deployment
   admit review -f examples/builtin/testdata/demo-deployment.yaml
 
   # your configurations; services resolved to a server running on this machine
   admit review -f pod.yaml --webhooks deploy/webhooks.yaml --resolve admit-system/admit=127.0.0.1:9443
 
+  # a whole kustomize build, as a CI gate
+  kustomize build overlays/prod | admit review -f - --webhooks hooks/
+
   # an update, as JSON for scripts
   admit review -f new.yaml --old old.yaml --webhooks hooks/ -o json`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context(), streams) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.files = append(o.files, args...)
+			return o.run(cmd.Context(), streams)
+		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.file, "filename", "f", "", `the object to admit (YAML or JSON; "-" for stdin)`)
+	f.StringArrayVarP(&o.files, "filename", "f", nil, `objects to admit: files, directories or "-" for stdin (YAML or JSON; repeatable)`)
+	f.BoolVarP(&o.recursive, "recursive", "R", false, "read the subdirectories of directories given with -f and --old")
 	f.StringSliceVar(&o.webhooks, "webhooks", nil, "files or directories of Mutating/ValidatingWebhookConfigurations (repeatable)")
 	f.StringVar(&o.namespaces, "namespaces", "", "Namespace objects for namespaceSelector lookups; unlisted namespaces have only their kubernetes.io/metadata.name label")
+	f.StringVarP(&o.namespace, "namespace", "n", "default", "the namespace of namespaced objects that name none")
 	f.StringSliceVar(&o.crds, "crds", nil, "CustomResourceDefinitions of custom kinds (repeatable)")
-	f.StringVar(&o.old, "old", "", "the existing object, for UPDATE")
-	f.StringVar(&o.operation, "operation", "", "CREATE, UPDATE, DELETE or CONNECT (default CREATE, or UPDATE with --old)")
+	f.StringArrayVar(&o.old, "old", nil, "the existing objects, for UPDATEs: files or directories (repeatable)")
+	f.StringVar(&o.operation, "operation", "", "CREATE, UPDATE, DELETE or CONNECT (default CREATE, or UPDATE for objects with an --old counterpart)")
 	f.StringVar(&o.subresource, "subresource", "", "subresource of the request, e.g. status")
 	f.BoolVar(&o.dryRun, "dry-run", false, "review as a dry-run request")
 	f.StringVar(&o.user, "user", "admit-review", "username of the requesting user")
 	f.StringSliceVar(&o.groups, "group", []string{"system:authenticated"}, "groups of the requesting user (repeatable)")
-	f.DurationVar(&o.timeout, "timeout", 30*time.Second, "the request's deadline, as the apiserver's request timeout")
+	f.DurationVar(&o.timeout, "timeout", 30*time.Second, "each request's deadline, as the apiserver's request timeout")
 	f.StringSliceVar(&o.resolve, "resolve", nil, "NAMESPACE/SERVICE=HOST:PORT: where to reach a service webhook (repeatable)")
 	f.StringVar(&o.color, "color", "auto", "colour the text diff: auto, always or never")
 	addOutputFlag(cmd, &o.output)
-	_ = cmd.MarkFlagRequired("filename")
 	_ = cmd.RegisterFlagCompletionFunc("operation", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"CREATE", "UPDATE", "DELETE", "CONNECT"}, cobra.ShellCompDirectiveNoFileComp
 	})
 	return cmd
 }
 
+// reviewed is one object's review: its request, and its result or why it could not be reviewed.
+type reviewed struct {
+	source  string
+	request *dispatch.Request
+	result  *dispatch.Result
+	err     error
+}
+
 func (o *reviewOptions) run(ctx context.Context, streams Streams) error {
 	if err := checkOutput(o.output); err != nil {
 		return err
+	}
+	if len(o.files) == 0 {
+		return badInput(errors.New("nothing to review: give objects with -f FILE|DIR|- or as arguments"))
 	}
 	mapper, err := o.mapper()
 	if err != nil {
 		return badInput(err)
 	}
-	req, err := o.request(streams, mapper)
+	objects, err := readObjects(o.files, o.recursive, streams.In)
+	if err != nil {
+		return badInput(err)
+	}
+	if len(objects) == 0 {
+		return badInput(fmt.Errorf("%s: no objects to review", strings.Join(o.files, ", ")))
+	}
+	olds, err := readObjects(o.old, o.recursive, streams.In)
+	if err != nil {
+		return badInput(err)
+	}
+	reviews, err := o.requests(objects, olds, mapper)
 	if err != nil {
 		return badInput(err)
 	}
@@ -141,24 +175,116 @@ func (o *reviewOptions) run(ctx context.Context, streams Streams) error {
 	if err != nil {
 		return badInput(err)
 	}
-	reviewCtx, cancel := context.WithTimeout(ctx, o.timeout)
-	defer cancel()
-	result, err := d.Admit(reviewCtx, req)
-	if err != nil {
-		return badInput(err)
+	o.admitAll(ctx, d, reviews)
+	return o.report(streams, reviews)
+}
+
+// maxConcurrentReviews bounds how many admissions run at once: webhooks are called in
+// parallel across objects, as a cluster would receive them, without opening a connection per
+// object of a large build.
+const maxConcurrentReviews = 16
+
+// admitAll runs every object's admission, concurrently; each result stays at its object's place.
+func (o *reviewOptions) admitAll(ctx context.Context, d *dispatch.Dispatcher, reviews []*reviewed) {
+	sem := make(chan struct{}, maxConcurrentReviews)
+	var wg sync.WaitGroup
+	for _, r := range reviews {
+		if r.err != nil {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			reviewCtx, cancel := context.WithTimeout(ctx, o.timeout)
+			defer cancel()
+			r.result, r.err = d.Admit(reviewCtx, r.request)
+		}()
 	}
+	wg.Wait()
+}
+
+// report prints the reviews and returns the exit status: the worst of the objects' outcomes.
+func (o *reviewOptions) report(streams Streams, reviews []*reviewed) error {
+	if len(reviews) == 1 {
+		r := reviews[0]
+		if r.err != nil {
+			return badInput(r.err)
+		}
+		var err error
+		if o.output == outputText {
+			err = printReviewText(streams.Out, r.request, r.result, useColor(o.color, streams.Out))
+		} else {
+			err = writeStructured(streams.Out, o.output, r.result)
+		}
+		if err != nil {
+			return err
+		}
+		if !r.result.Allowed {
+			return &exitError{code: ExitRejected, err: errors.New("")}
+		}
+		return nil
+	}
+
+	var err error
 	if o.output == outputText {
-		err = printReviewText(streams.Out, req, result, useColor(o.color, streams.Out))
+		err = printReviewsText(streams.Out, reviews, useColor(o.color, streams.Out))
 	} else {
-		err = writeStructured(streams.Out, o.output, result)
+		err = writeStructured(streams.Out, o.output, reviewList(reviews))
 	}
 	if err != nil {
 		return err
 	}
-	if !result.Allowed {
-		return &exitError{code: ExitRejected, err: errors.New("")}
+	code := ExitOK
+	for _, r := range reviews {
+		switch {
+		case r.err != nil:
+			fmt.Fprintf(streams.Err, "admit: %v\n", r.err)
+			code = ExitBadInput
+		case !r.result.Allowed && code == ExitOK:
+			code = ExitRejected
+		}
+	}
+	if code != ExitOK {
+		return &exitError{code: code, err: errors.New("")}
 	}
 	return nil
+}
+
+// reviewEntry is one object in the JSON and YAML output of several objects: which object, then
+// the review contract's fields, or the error that kept it from being reviewed.
+type reviewEntry struct {
+	Source    string                `json:"source"`
+	Operation admissionv1.Operation `json:"operation,omitempty"`
+	Kind      string                `json:"kind,omitempty"`
+	Namespace string                `json:"namespace,omitempty"`
+	Name      string                `json:"name,omitempty"`
+	Error     string                `json:"error,omitempty"`
+	*dispatch.Result
+}
+
+func reviewList(reviews []*reviewed) []reviewEntry {
+	out := make([]reviewEntry, len(reviews))
+	for i, r := range reviews {
+		e := reviewEntry{Source: r.source, Result: r.result}
+		if r.request != nil {
+			e.Operation, e.Kind, e.Namespace, e.Name = r.request.Operation, r.request.Kind.Kind, r.request.Namespace, requestName(r.request)
+		}
+		if r.err != nil {
+			e.Error = r.err.Error()
+		}
+		out[i] = e
+	}
+	return out
+}
+
+// requestName is the object's name as the output shows it: the generated name of a
+// generateName CREATE.
+func requestName(req *dispatch.Request) string {
+	if req.Name == "" {
+		return req.GeneratedName
+	}
+	return req.Name
 }
 
 // mapper knows built-in kinds and the custom ones from --crds.
@@ -191,54 +317,17 @@ func (o *reviewOptions) mapper() (*resources.Mapper, error) {
 	return mapper.WithCRDs(crds...)
 }
 
-// readObject reads the single object of a file (or stdin).
-func readObject(name string, streams Streams) (*unstructured.Unstructured, error) {
-	data, err := readInput(name, streams.In)
-	if err != nil {
-		return nil, err
-	}
-	label := name
-	if name == "-" {
-		label = "<stdin>"
-	}
-	set, err := config.Parse(label, data)
-	if err != nil {
-		return nil, err
-	}
-	var objects []*unstructured.Unstructured
-	for _, m := range set.Mutating {
-		objects = append(objects, toUnstructured(m.Config, "MutatingWebhookConfiguration"))
-	}
-	for _, v := range set.Validating {
-		objects = append(objects, toUnstructured(v.Config, "ValidatingWebhookConfiguration"))
-	}
-	for _, other := range set.Others {
-		objects = append(objects, other.Object)
-	}
-	if len(objects) != 1 {
-		return nil, fmt.Errorf("%s: want exactly one object, found %d", label, len(objects))
-	}
-	return objects[0], nil
+// resolvedObject is an object read from the input with its kind's resource and namespace.
+type resolvedObject struct {
+	inputObject
+	resource  resources.Resource
+	namespace string
+	json      []byte
 }
 
-func toUnstructured(obj any, kind string) *unstructured.Unstructured {
-	m, _ := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	u := &unstructured.Unstructured{Object: m}
-	u.SetAPIVersion("admissionregistration.k8s.io/v1")
-	u.SetKind(kind)
-	return u
-}
-
-// request builds the admission the apiserver would run for the object and flags.
-func (o *reviewOptions) request(streams Streams, mapper *resources.Mapper) (*dispatch.Request, error) {
-	obj, err := readObject(o.file, streams)
-	if err != nil {
-		return nil, err
-	}
-	source := o.file
-	if source == "-" {
-		source = "<stdin>"
-	}
+// resolveObject finds the object's resource and namespace, and checks it decodes as its kind.
+func (o *reviewOptions) resolveObject(in inputObject, mapper *resources.Mapper, types *runtime.Scheme) (*resolvedObject, error) {
+	obj, source := in.object, in.source.String()
 	gvk := obj.GroupVersionKind()
 	if gvk.Kind == "" || gvk.Version == "" {
 		return nil, fmt.Errorf("%s: the object needs apiVersion and kind", source)
@@ -247,27 +336,6 @@ func (o *reviewOptions) request(streams Streams, mapper *resources.Mapper) (*dis
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w (custom kinds need --crds)", source, err)
 	}
-	op := admissionv1.Operation(strings.ToUpper(o.operation))
-	if op == "" {
-		op = admissionv1.Create
-		if o.old != "" {
-			op = admissionv1.Update
-		}
-	}
-	switch op {
-	case admissionv1.Create, admissionv1.Update, admissionv1.Delete, admissionv1.Connect:
-	default:
-		return nil, fmt.Errorf("--operation %q: use CREATE, UPDATE, DELETE or CONNECT", o.operation)
-	}
-	if op == admissionv1.Update && o.old == "" {
-		return nil, errors.New("an UPDATE needs the existing object: give --old")
-	}
-	if o.subresource != "" {
-		if _, ok := res.Subresource(o.subresource); !ok {
-			return nil, fmt.Errorf("--subresource %q: %s has no such subresource", o.subresource, res.GVR.GroupResource())
-		}
-	}
-
 	namespace := obj.GetNamespace()
 	switch {
 	case res.GVR.Group == "" && res.GVR.Resource == "namespaces":
@@ -275,54 +343,120 @@ func (o *reviewOptions) request(streams Streams, mapper *resources.Mapper) (*dis
 	case !res.Namespaced:
 		namespace = ""
 	case namespace == "":
-		namespace = "default"
+		namespace = o.namespace
 		obj.SetNamespace(namespace)
 	}
 	objectJSON, err := json.Marshal(obj.Object)
 	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	if err := decodesAsItsKind(types, source, gvk, objectJSON); err != nil {
 		return nil, err
+	}
+	return &resolvedObject{inputObject: in, resource: res, namespace: namespace, json: objectJSON}, nil
+}
+
+func (r *resolvedObject) key() objectKey {
+	gvk := r.object.GroupVersionKind()
+	return objectKey{group: gvk.Group, kind: gvk.Kind, namespace: r.namespace, name: r.object.GetName()}
+}
+
+// requests builds the admission the apiserver would run for each object, pairing UPDATEs with
+// their old objects. A problem with one object is kept with it (the others are still reviewed);
+// problems with the flags or the old objects are returned.
+func (o *reviewOptions) requests(objects, olds []inputObject, mapper *resources.Mapper) ([]*reviewed, error) {
+	op := admissionv1.Operation(strings.ToUpper(o.operation))
+	switch op {
+	case "", admissionv1.Create, admissionv1.Update, admissionv1.Delete, admissionv1.Connect:
+	default:
+		return nil, fmt.Errorf("--operation %q: use CREATE, UPDATE, DELETE or CONNECT", o.operation)
+	}
+	if len(olds) > 0 && op != "" && op != admissionv1.Update {
+		return nil, fmt.Errorf("--old is for UPDATE, not %s", op)
+	}
+	if op == admissionv1.Update && len(o.old) == 0 {
+		return nil, errors.New("an UPDATE needs the existing object: give --old")
 	}
 	types := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(types); err != nil {
 		return nil, fmt.Errorf("registering the built-in types: %w", err)
 	}
-	if err := decodesAsItsKind(types, source, gvk, objectJSON); err != nil {
-		return nil, err
+
+	oldByKey := map[objectKey]*resolvedObject{}
+	var oldOrder []objectKey
+	for _, in := range olds {
+		old, err := o.resolveObject(in, mapper, types)
+		if err != nil {
+			return nil, err
+		}
+		k := old.key()
+		if first, dup := oldByKey[k]; dup {
+			return nil, fmt.Errorf("%s: --old has %s twice (first at %s)", in.source, k, first.source)
+		}
+		oldByKey[k] = old
+		oldOrder = append(oldOrder, k)
+	}
+
+	used := map[objectKey]bool{}
+	reviews := make([]*reviewed, len(objects))
+	for i, in := range objects {
+		r := &reviewed{source: in.source.String()}
+		reviews[i] = r
+		obj, err := o.resolveObject(in, mapper, types)
+		if err != nil {
+			r.err = err
+			continue
+		}
+		old := oldByKey[obj.key()]
+		if old != nil {
+			used[obj.key()] = true
+		}
+		r.request, r.err = o.request(obj, old, op)
+	}
+	for _, k := range oldOrder {
+		if !used[k] {
+			return nil, fmt.Errorf("%s: --old has %s, which is not among the objects to review (an UPDATE pairs objects of the same kind, namespace and name)", oldByKey[k].source, k)
+		}
+	}
+	return reviews, nil
+}
+
+// request builds the admission for one object, an UPDATE of old when old is not nil.
+func (o *reviewOptions) request(obj, old *resolvedObject, op admissionv1.Operation) (*dispatch.Request, error) {
+	source, res, gvk := obj.source.String(), obj.resource, obj.object.GroupVersionKind()
+	if op == "" {
+		op = admissionv1.Create
+		if old != nil {
+			op = admissionv1.Update
+		}
+	}
+	if op == admissionv1.Update && old == nil {
+		return nil, fmt.Errorf("%s: no --old object for %s: an UPDATE needs the existing object", source, obj.key())
+	}
+	if o.subresource != "" {
+		if _, ok := res.Subresource(o.subresource); !ok {
+			return nil, fmt.Errorf("--subresource %q: %s has no such subresource", o.subresource, res.GVR.GroupResource())
+		}
 	}
 	req := &dispatch.Request{
-		Kind: gvk, Resource: res.GVR, SubResource: o.subresource, Name: obj.GetName(), Namespace: namespace,
+		Kind: gvk, Resource: res.GVR, SubResource: o.subresource, Name: obj.object.GetName(), Namespace: obj.namespace,
 		Operation: op, DryRun: o.dryRun,
 		UserInfo: authenticationv1.UserInfo{Username: o.user, Groups: o.groups},
 	}
 	if op == admissionv1.Create && req.Name == "" {
-		if obj.GetGenerateName() == "" {
+		if obj.object.GetGenerateName() == "" {
 			return nil, fmt.Errorf("%s: the object needs metadata.name or metadata.generateName", source)
 		}
-		req.GeneratedName = obj.GetGenerateName() + randomSuffix()
+		req.GeneratedName = obj.object.GetGenerateName() + randomSuffix()
 	}
 	switch op {
 	case admissionv1.Delete:
-		req.OldObject = objectJSON
+		req.OldObject = obj.json
 	default:
-		req.Object = objectJSON
+		req.Object = obj.json
 	}
-	if o.old != "" {
-		if op != admissionv1.Update {
-			return nil, fmt.Errorf("--old is for UPDATE, not %s", op)
-		}
-		old, err := readObject(o.old, streams)
-		if err != nil {
-			return nil, err
-		}
-		if old.GroupVersionKind() != gvk || old.GetName() != obj.GetName() {
-			return nil, fmt.Errorf("--old is %s %q, want the same %s %q", old.GroupVersionKind().Kind, old.GetName(), gvk.Kind, obj.GetName())
-		}
-		if req.OldObject, err = json.Marshal(old.Object); err != nil {
-			return nil, err
-		}
-		if err := decodesAsItsKind(types, o.old, gvk, req.OldObject); err != nil {
-			return nil, err
-		}
+	if old != nil {
+		req.OldObject = old.json
 	}
 	return req, nil
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"net"
 	"os"
@@ -137,12 +138,17 @@ func TestReviewBadInput(t *testing.T) {
 		{"missing file", []string{"review", "-f", filepath.Join(dir, "nope.yaml")}, "no such file or directory"},
 		{"bad YAML", []string{"review", "-f", write("bad.yaml", "apiVersion: v1\nkind: Pod\nmetadata: [\n")}, "bad.yaml:"},
 		{"unknown kind", []string{"review", "-f", write("foo.yaml", "apiVersion: v1\nkind: Foo\nmetadata: {name: x}\n")}, `no resource for kind "Foo" in group "" version "v1" (custom kinds need --crds)`},
-		{"two objects", []string{"review", "-f", write("two.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: b}\n")}, "want exactly one object, found 2"},
+		{"no objects", []string{"review", "-f", write("empty.yaml", "# nothing\n")}, "empty.yaml: no objects to review"},
+		{"no files", []string{"review"}, "nothing to review"},
+		{"empty directory", []string{"review", "-f", t.TempDir()}, "no *.yaml, *.yml or *.json files (use -R for subdirectories)"},
+		{"old without its object", []string{"review", "-f", pod, "--old", write("other.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: other}\n")}, "other.yaml:1: --old has Pod default/other, which is not among the objects to review"},
+		{"old twice", []string{"review", "-f", pod, "--old", write("twice.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\n")}, "twice.yaml:5: --old has Pod default/p twice (first at "},
+		{"old for DELETE", []string{"review", "-f", pod, "--operation", "DELETE", "--old", pod}, "--old is for UPDATE, not DELETE"},
 		{"no name", []string{"review", "-f", write("noname.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {}\n")}, "the object needs metadata.name or metadata.generateName"},
 		{"a field of the wrong type", []string{"review", "-f", write("deploy.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: \"3\"}\n")},
-			`deploy.yaml: Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32`},
+			`deploy.yaml:1: Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32`},
 		{"an old object of the wrong type", []string{"review", "-f", pod, "--old", write("old.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: [a]}\n")},
-			`old.yaml: Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal array into Go struct field ObjectMeta.metadata.labels of type map[string]string`},
+			`old.yaml:1: Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal array into Go struct field ObjectMeta.metadata.labels of type map[string]string`},
 		{"update without old", []string{"review", "-f", pod, "--operation", "UPDATE"}, "an UPDATE needs the existing object: give --old"},
 		{"bad operation", []string{"review", "-f", pod, "--operation", "PATCH"}, `--operation "PATCH": use CREATE, UPDATE, DELETE or CONNECT`},
 		{"bad subresource", []string{"review", "-f", pod, "--subresource", "nope"}, `--subresource "nope": pods has no such subresource`},
@@ -191,4 +197,119 @@ func TestReadmeFirstCommand(t *testing.T) {
 	if code := Run(context.Background(), args, Streams{In: strings.NewReader(""), Out: &out, Err: &errOut}); code != ExitRejected {
 		t.Fatalf("demo ConfigMap: exit code %d, want %d", code, ExitRejected)
 	}
+}
+
+// TestReviewManyObjects: every object given is reviewed in its own admission, in input order,
+// and the exit code is the worst outcome — a rejected object is never hidden by an admitted one.
+func TestReviewManyObjects(t *testing.T) {
+	hooks := serveQuickstart(t)
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	const (
+		rejectedConfigMap = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bad}\ndata: {Bad_Key: x}\n"
+		goodConfigMap     = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: good}\ndata: {key: x}\n"
+		pod               = "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: app, image: nginx}]}\n"
+	)
+	rejected := write("rejected.yaml", rejectedConfigMap)
+	good := write("good.yaml", goodConfigMap)
+	write("tree/a.yaml", pod)
+	write("tree/sub/b.yaml", goodConfigMap)
+	write("tree/notes.txt", "not a manifest")
+	list := write("list.yaml", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: one}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: two, namespace: other}\n")
+	unknown := write("unknown.yaml", "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n")
+
+	type entry struct {
+		Source    string `json:"source"`
+		Operation string `json:"operation"`
+		Kind      string `json:"kind"`
+		Namespace string `json:"namespace"`
+		Name      string `json:"name"`
+		Allowed   *bool  `json:"allowed"`
+		Error     string `json:"error"`
+	}
+	allowed, denied := true, false
+	tests := []struct {
+		name     string
+		args     []string
+		stdin    string
+		wantCode int
+		want     []entry
+	}{
+		{"two files, the first rejected", []string{"-f", rejected, "-f", good}, "", ExitRejected, []entry{
+			{Source: rejected + ":1", Operation: "CREATE", Kind: "ConfigMap", Namespace: "default", Name: "bad", Allowed: &denied},
+			{Source: good + ":1", Operation: "CREATE", Kind: "ConfigMap", Namespace: "default", Name: "good", Allowed: &allowed},
+		}},
+		{"multi-document stdin, as from kustomize build", []string{"-f", "-"}, goodConfigMap + "---\n" + rejectedConfigMap, ExitRejected, []entry{
+			{Source: "<stdin>:1", Operation: "CREATE", Kind: "ConfigMap", Namespace: "default", Name: "good", Allowed: &allowed},
+			{Source: "<stdin>:6", Operation: "CREATE", Kind: "ConfigMap", Namespace: "default", Name: "bad", Allowed: &denied},
+		}},
+		{"a directory, recursively, and positional arguments", []string{"-R", filepath.Join(dir, "tree"), list}, "", ExitOK, []entry{
+			{Source: filepath.Join(dir, "tree", "a.yaml") + ":1", Operation: "CREATE", Kind: "Pod", Namespace: "default", Name: "web", Allowed: &allowed},
+			{Source: filepath.Join(dir, "tree", "sub", "b.yaml") + ":1", Operation: "CREATE", Kind: "ConfigMap", Namespace: "default", Name: "good", Allowed: &allowed},
+			{Source: list + ":4", Operation: "CREATE", Kind: "ConfigMap", Namespace: "default", Name: "one", Allowed: &allowed},
+			{Source: list + ":7", Operation: "CREATE", Kind: "ConfigMap", Namespace: "other", Name: "two", Allowed: &allowed},
+		}},
+		{"-n names the namespace of objects without one", []string{"-n", "team", "-f", good, "-f", list}, "", ExitOK, []entry{
+			{Source: good + ":1", Operation: "CREATE", Kind: "ConfigMap", Namespace: "team", Name: "good", Allowed: &allowed},
+			{Source: list + ":4", Operation: "CREATE", Kind: "ConfigMap", Namespace: "team", Name: "one", Allowed: &allowed},
+			{Source: list + ":7", Operation: "CREATE", Kind: "ConfigMap", Namespace: "other", Name: "two", Allowed: &allowed},
+		}},
+		{"an object that cannot be reviewed does not stop the others", []string{"-f", unknown, "-f", rejected}, "", ExitBadInput, []entry{
+			{Source: unknown + ":1", Error: unknown + `:1: no resource for kind "Widget" in group "example.com" version "v1" (custom kinds need --crds)`},
+			{Source: rejected + ":1", Operation: "CREATE", Kind: "ConfigMap", Namespace: "default", Name: "bad", Allowed: &denied},
+		}},
+		{"old objects pair by kind, namespace and name", []string{"-f", good, "-f", rejected, "--old", write("old/good.yaml", goodConfigMap)}, "", ExitRejected, []entry{
+			{Source: good + ":1", Operation: "UPDATE", Kind: "ConfigMap", Namespace: "default", Name: "good", Allowed: &allowed},
+			{Source: rejected + ":1", Operation: "CREATE", Kind: "ConfigMap", Namespace: "default", Name: "bad", Allowed: &denied},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			args := append([]string{"review", "--webhooks", hooks, "-o", "json"}, tt.args...)
+			code := Run(context.Background(), args, Streams{In: strings.NewReader(tt.stdin), Out: &out, Err: &errOut})
+			if code != tt.wantCode {
+				t.Fatalf("exit code %d, want %d; stderr: %s", code, tt.wantCode, errOut.String())
+			}
+			var got []entry
+			if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+				t.Fatalf("output is not a JSON list: %v\n%s", err, out.String())
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("reviews (-want +got):\n%s", diff)
+			}
+		})
+	}
+
+	t.Run("text output has a block per object and a summary", func(t *testing.T) {
+		var out, errOut bytes.Buffer
+		args := []string{"review", "--webhooks", hooks, "--color", "never", "-f", rejected, "-f", good, "-f", unknown}
+		if code := Run(context.Background(), args, Streams{In: strings.NewReader(""), Out: &out, Err: &errOut}); code != ExitBadInput {
+			t.Fatalf("exit code %d, want %d", code, ExitBadInput)
+		}
+		for _, want := range []string{
+			"=== CREATE ConfigMap default/bad (" + rejected + ":1)\n",
+			"REJECTED: CREATE ConfigMap bad (422 Invalid)",
+			"=== CREATE ConfigMap default/good (" + good + ":1)\n",
+			"ADMITTED: CREATE ConfigMap good",
+			"=== " + unknown + ":1\nNOT REVIEWED: ",
+			"\n3 objects: 1 admitted, 1 rejected, 1 not reviewed\n",
+		} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("output lacks %q:\n%s", want, out.String())
+			}
+		}
+		if !strings.Contains(errOut.String(), `no resource for kind "Widget"`) {
+			t.Errorf("stderr does not say why an object was not reviewed: %q", errOut.String())
+		}
+	})
 }

@@ -139,3 +139,46 @@ func detail(h dispatch.WebhookResult) string {
 	}
 	return s
 }
+
+// printReviewsText prints each object's review under a heading naming it, then a summary line.
+func printReviewsText(w io.Writer, reviews []*reviewed, color bool) error {
+	admitted, rejected, failed := 0, 0, 0
+	for i, r := range reviews {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		heading := r.source
+		if r.request != nil {
+			heading = fmt.Sprintf("%s %s %s (%s)", r.request.Operation, r.request.Kind.Kind, qualifiedName(r.request), r.source)
+		}
+		fmt.Fprintf(w, "=== %s\n", heading)
+		if r.err != nil {
+			failed++
+			fmt.Fprintf(w, "NOT REVIEWED: %v\n", r.err)
+			continue
+		}
+		if r.result.Allowed {
+			admitted++
+		} else {
+			rejected++
+		}
+		if err := printReviewText(w, r.request, r.result, color); err != nil {
+			return err
+		}
+	}
+	summary := fmt.Sprintf("%d objects: %d admitted, %d rejected", len(reviews), admitted, rejected)
+	if failed > 0 {
+		summary += fmt.Sprintf(", %d not reviewed", failed)
+	}
+	_, err := fmt.Fprintf(w, "\n%s\n", summary)
+	return err
+}
+
+// qualifiedName is namespace/name, or the name of a cluster-scoped object.
+func qualifiedName(req *dispatch.Request) string {
+	name := requestName(req)
+	if req.Namespace != "" && !(req.Resource.Group == "" && req.Resource.Resource == "namespaces") {
+		return req.Namespace + "/" + name
+	}
+	return name
+}
