@@ -3,26 +3,17 @@ package dispatch
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
-	"sort"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
-	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/validation"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	kjson "sigs.k8s.io/json"
 
-	"github.com/admitkit/admit/dispatch/config"
 	"github.com/admitkit/admit/patch"
 )
 
@@ -131,22 +122,6 @@ func New(opts Options) (*Dispatcher, error) {
 	return d, nil
 }
 
-// admission is the state of one Admit call.
-type admission struct {
-	d   *Dispatcher
-	req *Request
-	// object is the current object in the request's version; webhooks' patches update it.
-	object json.RawMessage
-	// name is what webhooks see as the object's name: empty for a generateName CREATE while
-	// mutating, the generated name while validating.
-	name string
-
-	warnings    warningRecorder
-	mu          sync.Mutex // guards annotations and webhooks during the validating fan-out
-	annotations map[string]string
-	webhooks    []WebhookResult
-}
-
 // Admit runs req through the mutating webhooks (with reinvocation), then the validating
 // webhooks, and returns what the apiserver would decide. The error is only for a malformed
 // Request; a rejection is a Result with Allowed false.
@@ -215,135 +190,4 @@ func (d *Dispatcher) Admit(ctx context.Context, req *Request) (*Result, error) {
 		result.Patch = patch.Patch{}
 	}
 	return result, nil
-}
-
-// record appends a webhook's outcome to the result; index is the webhook's position in its phase.
-func (a *admission) record(h *hook, index, round int, outcome Outcome, reason string, p json.RawMessage, elapsed time.Duration) {
-	typ := "validating"
-	if h.mutating {
-		typ = "mutating"
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.webhooks = append(a.webhooks, WebhookResult{
-		Configuration: h.configuration, Name: h.name, Type: typ, Round: round, Outcome: outcome,
-		Reason: reason, Patch: p, Duration: elapsed, DurationSeconds: elapsed.Seconds(), index: index,
-	})
-}
-
-// addAnnotation records an audit annotation the way the apiserver's attributes do: keys must be
-// a qualified name with a prefix; a key may not be given two different values.
-func (a *admission) addAnnotation(key, value string) {
-	if len(strings.Split(key, "/")) != 2 || len(validation.IsQualifiedName(key)) != 0 {
-		a.d.logger.Warn("dropping audit annotation with an invalid key", "key", key)
-		return
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if old, ok := a.annotations[key]; ok && old != value {
-		a.d.logger.Warn("dropping audit annotation that would override another value", "key", key)
-		return
-	}
-	a.annotations[key] = value
-}
-
-// objectAs returns the current object in kind's version, converting when the webhook was matched
-// through an equivalent resource.
-func (a *admission) objectAs(kind schema.GroupVersionKind) (json.RawMessage, error) {
-	return a.convert(a.object, kind)
-}
-
-func (a *admission) oldObjectAs(kind schema.GroupVersionKind) (json.RawMessage, error) {
-	return a.convert(a.req.OldObject, kind)
-}
-
-func (a *admission) convert(obj json.RawMessage, kind schema.GroupVersionKind) (json.RawMessage, error) {
-	if len(obj) == 0 || kind == a.req.Kind || a.req.Operation == admissionv1.Connect {
-		return obj, nil
-	}
-	if a.d.converter == nil {
-		return nil, fmt.Errorf("no conversion from %s to %s is configured", a.req.Kind, kind)
-	}
-	return a.d.converter.Convert(obj, kind)
-}
-
-// semanticallyEqual compares two JSON documents by value: key order, spacing and the spelling of
-// equal numbers do not matter. It asks patch.Diff, which compares the documents' tokens without
-// building them as Go values. A document that is not valid JSON equals nothing.
-func semanticallyEqual(x, y json.RawMessage) bool {
-	if string(x) == string(y) {
-		return true
-	}
-	ops, err := patch.Diff(x, y)
-	return err == nil && len(ops) == 0
-}
-
-// isCanceled reports whether a calling error came from the request being canceled, which the
-// apiserver neither counts nor annotates as a fail-open.
-func isCanceled(err *CallingError) bool { return errors.Is(err.Reason, context.Canceled) }
-
-// sortedWebhooks lists webhook outcomes in configuration order: mutating before validating, by
-// round, by position. Validating webhooks finish in any order.
-func (a *admission) sortedWebhooks() []WebhookResult {
-	out := append([]WebhookResult(nil), a.webhooks...)
-	sort.SliceStable(out, func(i, j int) bool {
-		x, y := out[i], out[j]
-		if x.Type != y.Type {
-			return x.Type == "mutating"
-		}
-		if x.Round != y.Round {
-			return x.Round < y.Round
-		}
-		return x.index < y.index
-	})
-	return out
-}
-
-// exemptReason says why the apiserver sends req to no webhook at all, or returns "". Webhook and
-// admission policy configurations are exempt so a broken webhook can always be removed; virtual
-// resources (access and token reviews) are never stored and are excluded from admission webhooks.
-func exemptReason(req *Request) string {
-	if req.Kind.Group == admissionregistrationv1.GroupName {
-		switch req.Kind.Kind {
-		case "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration",
-			"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
-			"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding":
-			return req.Kind.Kind + " objects are never sent to admission webhooks, so a broken webhook can always be removed"
-		}
-	}
-	for _, gr := range config.ExcludedVirtualResources() {
-		if gr == req.Resource.GroupResource() {
-			return gr.String() + " is a virtual resource excluded from admission webhooks"
-		}
-	}
-	return ""
-}
-
-// exempt is the Result of an admission no webhook sees.
-func (a *admission) exempt(reason string) *Result {
-	for i, h := range a.d.mutating {
-		a.record(h, i, 0, OutcomeSkipped, reason, nil, 0)
-	}
-	for i, h := range a.d.validating {
-		a.record(h, i, 0, OutcomeSkipped, reason, nil, 0)
-	}
-	return &Result{
-		Allowed: true, Object: a.object, Patch: patch.Patch{}, Warnings: []string{},
-		AuditAnnotations: a.annotations, Webhooks: a.sortedWebhooks(),
-	}
-}
-
-// withName returns obj with metadata.name set.
-func withName(obj json.RawMessage, name string) (json.RawMessage, error) {
-	var fields map[string]any
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(obj, &fields); err != nil {
-		return nil, err
-	}
-	meta, _ := fields["metadata"].(map[string]any)
-	if meta == nil {
-		meta = map[string]any{}
-		fields["metadata"] = meta
-	}
-	meta["name"] = name
-	return json.Marshal(fields)
 }

@@ -3,16 +3,29 @@
 // One admission travels through these files, in order:
 //
 //	dispatcher.go  Dispatcher.Admit: mutating phase, then validating phase, then the Result
+//	admission.go   the state of one admission: its object, outcomes, audit annotations
+//	request.go     the Request and its checks
+//	mutating.go    the serial mutating chain with reinvocation
 //	match.go       whether a webhook is called: namespaceSelector, objectSelector, rules,
 //	               matchPolicy Equivalent, matchConditions (in the apiserver's order)
-//	call.go        one call: AdmissionReview, HTTP client, timeout, retries, response checks
-//	mutating.go    the serial mutating chain with reinvocation
+//	outcome.go     one webhook's call and answer, and how it ends: recorded, counted, and
+//	               decided by failurePolicy
+//	call.go        one call: dry-run and version checks, the timeout, the HTTP exchange
+//	review.go      the AdmissionReview the webhook receives
+//	client.go      the HTTP client and URL of a client configuration
+//	post.go        the HTTP POST, client-go's retries, and decoding the answer
+//	verify.go      the apiserver's checks of an answer
 //	applypatch.go  applying a webhook's JSON patch as the apiserver's library does
 //	typecheck.go   whether the patched object still decodes into its kind's Go type
 //	validating.go  the parallel validating fan-out
 //	errors.go      calling errors vs rejections, and the statuses the client sees
+//	result.go      the Result: the `admit review` contract
 //	warnings.go    the warning recorder (dedup, 4096-rune budget)
 //	metrics.go     the apiserver's webhook metrics on an injected registry
+//
+// What a program links is its choice: CEL matchConditions come from package matchconditions
+// (matchconditions.Compiler), namespace labels read from a live cluster from package live;
+// this package needs neither.
 //
 // Two deliberate differences from kube-apiserver, both documented where they happen: a webhook
 // that answers with a redirect is not followed (CVE-2020-8561), and when several validating

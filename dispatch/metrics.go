@@ -4,9 +4,8 @@ import (
 	"strconv"
 	"time"
 
-	admissionv1 "k8s.io/api/admission/v1"
-
 	"github.com/prometheus/client_golang/prometheus"
+	admissionv1 "k8s.io/api/admission/v1"
 )
 
 // Metrics are kube-apiserver's admission webhook metrics, same names and labels, so dashboards

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
@@ -71,12 +70,12 @@ func (a *admission) mutatingRound(ctx context.Context, round int, re *reinvocati
 	for i, h := range a.d.mutating {
 		inv, skipped, err := a.shouldCall(ctx, h)
 		if err != nil {
-			a.record(h, i, round, OutcomeError, err.Error(), nil, 0)
+			a.record(h, i, WebhookResult{Round: round, Outcome: OutcomeError, Reason: err.Error()})
 			return err
 		}
 		if inv == nil {
 			if round == 0 {
-				a.record(h, i, round, OutcomeSkipped, skipped.reason, nil, 0)
+				a.record(h, i, WebhookResult{Outcome: OutcomeSkipped, Reason: skipped.reason})
 			}
 			continue
 		}
@@ -85,8 +84,6 @@ func (a *admission) mutatingRound(ctx context.Context, round int, re *reinvocati
 		}
 		start := a.d.now()
 		changed, p, err := a.callMutating(ctx, inv, round, i)
-		elapsed := a.d.now().Sub(start)
-		op := a.req.Operation
 		if changed {
 			re.requirePreviouslyInvoked()
 			re.shouldReinvoke = true
@@ -94,48 +91,14 @@ func (a *admission) mutatingRound(ctx context.Context, round int, re *reinvocati
 		if h.reinvokable() {
 			re.previouslyInvoked[h.uid] = true
 		}
-
-		var callErr *CallingError
-		var rejection *Rejection
-		switch {
-		case err == nil:
-			a.d.metrics.observeCall(h, op, elapsed, false, 200)
-			outcome := OutcomeAllowed
-			if p != nil {
-				outcome = OutcomePatched
-			}
-			a.record(h, i, round, outcome, "", p, elapsed)
-			continue
-		case errors.As(err, &callErr):
-			ignore := h.ignoresFailures()
-			if !ignore && !isCanceled(callErr) {
-				a.d.metrics.observeRejection(h, op, rejectionCallingError, int(callErr.Status.ErrStatus.Code))
-			}
-			a.d.metrics.observeCall(h, op, elapsed, !ignore, int(callErr.Status.ErrStatus.Code))
-			if !ignore {
-				a.record(h, i, round, OutcomeError, callErr.Error(), nil, elapsed)
-				return apierrors.NewInternalError(callErr)
-			}
-			if !isCanceled(callErr) {
-				a.d.metrics.observeFailOpen(h)
-				a.addAnnotation(fmt.Sprintf("%sround_%d_index_%d", mutationFailedOpenAnnotationPrefix, round, i), h.name)
-			}
-			a.d.logger.Warn("calling webhook failed; failing open", "webhook", h.name, "error", callErr.Error())
-			a.record(h, i, round, OutcomeFailedOpen, callErr.Error(), nil, elapsed)
-			if ctx.Err() != nil {
-				// The request's own deadline passed: no point calling the next webhooks.
-				return requestTimeout()
-			}
-		case errors.As(err, &rejection):
-			a.d.metrics.observeRejection(h, op, rejectionNoError, int(rejection.Status.ErrStatus.Code))
-			a.d.metrics.observeCall(h, op, elapsed, true, int(rejection.Status.ErrStatus.Code))
-			a.record(h, i, round, OutcomeDenied, rejection.Status.ErrStatus.Message, nil, elapsed)
-			return rejection.Status
-		default:
-			a.d.metrics.observeRejection(h, op, rejectionInternalError, 0)
-			a.d.metrics.observeCall(h, op, elapsed, true, 0)
-			a.record(h, i, round, OutcomeError, err.Error(), p, elapsed)
+		key := fmt.Sprintf("%sround_%d_index_%d", mutationFailedOpenAnnotationPrefix, round, i)
+		if err := a.conclude(finishedCall{hook: h, pos: i, round: round, failedOpenKey: key, elapsed: a.d.now().Sub(start), patch: p, err: err}); err != nil {
 			return err
+		}
+		if err != nil && ctx.Err() != nil {
+			// The webhook failed open because the request's own deadline passed: no point
+			// calling the next webhooks.
+			return requestTimeout()
 		}
 	}
 	return nil
@@ -155,27 +118,9 @@ func (a *admission) callMutating(ctx context.Context, inv *invocation, round, in
 		a.addAnnotation(fmt.Sprintf("%sround_%d_index_%d", mutationAnnotationPrefix, round, index), string(value))
 	}()
 
-	object, err := a.objectAs(inv.kind)
-	if err != nil {
-		return false, nil, apierrors.NewInternalError(err)
-	}
-	old, err := a.oldObjectAs(inv.kind)
-	if err != nil {
-		return false, nil, apierrors.NewInternalError(err)
-	}
-	res, err := a.call(ctx, inv, object, old)
+	resp, object, err := a.callWebhook(ctx, inv)
 	if err != nil {
 		return false, nil, err
-	}
-	resp := res.response
-	for k, v := range resp.AuditAnnotations {
-		a.addAnnotation(h.name+"/"+k, v)
-	}
-	for _, w := range resp.Warnings {
-		a.warnings.add(w)
-	}
-	if !resp.Allowed {
-		return false, nil, &Rejection{WebhookName: h.name, Status: rejectionStatus(h.name, resp.Result)}
 	}
 	if len(resp.Patch) == 0 {
 		return false, nil, nil

@@ -79,16 +79,3 @@ func (r *Request) validate() error {
 	}
 	return nil
 }
-
-// optionsFor returns the options object the apiserver sends for op when the caller gave none.
-func optionsFor(op admissionv1.Operation) json.RawMessage {
-	switch op {
-	case admissionv1.Create:
-		return json.RawMessage(`{"kind":"CreateOptions","apiVersion":"meta.k8s.io/v1"}`)
-	case admissionv1.Update:
-		return json.RawMessage(`{"kind":"UpdateOptions","apiVersion":"meta.k8s.io/v1"}`)
-	case admissionv1.Delete:
-		return json.RawMessage(`{"kind":"DeleteOptions","apiVersion":"meta.k8s.io/v1"}`)
-	}
-	return nil
-}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/admitkit/admit/dispatch/config"
+	"github.com/admitkit/admit/dispatch"
 )
 
 // checkInvalid (A01) reports what kube-apiserver's create-time validation refuses, field by
@@ -56,7 +56,7 @@ func checkAPIServerWarnings(a *analysis) []finding {
 }
 
 func mentionsVirtualResource(warning string) bool {
-	for _, gr := range config.ExcludedVirtualResources() {
+	for _, gr := range dispatch.ExcludedVirtualResources() {
 		if strings.Contains(warning, gr.String()) {
 			return true
 		}

@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/apiserver/pkg/util/webhook"
 
 	"github.com/admitkit/admit/dispatch/matchconditions"
 )
@@ -142,17 +141,13 @@ func validateClientConfig(cc admissionregistrationv1.WebhookClientConfig, path *
 	case (cc.URL == nil) == (cc.Service == nil):
 		return field.ErrorList{field.Required(path, "exactly one of url or service is required")}
 	case cc.URL != nil:
-		return webhook.ValidateWebhookURL(path.Child("url"), *cc.URL, true)
+		return validateURL(path.Child("url"), *cc.URL)
 	default:
 		port := int32(443)
 		if cc.Service.Port != nil {
 			port = *cc.Service.Port
 		}
-		// The apiserver passes the service's name where this function expects the namespace
-		// and the other way round, so a missing namespace is reported as
-		// "service.name: Required value" and a missing name as "service.namespace". Kept on
-		// purpose: admit reports what kube-apiserver reports.
-		return webhook.ValidateWebhookService(path.Child("service"), cc.Service.Name, cc.Service.Namespace, cc.Service.Path, port)
+		return validateService(path.Child("service"), cc.Service, port)
 	}
 }
 

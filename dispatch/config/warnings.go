@@ -8,25 +8,13 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/admitkit/admit/dispatch"
 )
 
 // staticSuffix ends the names kube-apiserver reserves for configurations loaded from static
 // manifest files.
 const staticSuffix = ".static.k8s.io"
-
-// ExcludedVirtualResources returns the resources kube-apiserver never sends to admission
-// webhooks (feature ExcludeAdmissionWebhookVirtualResources): reviews that are not stored, so
-// intercepting them could only break authentication and authorization.
-func ExcludedVirtualResources() []schema.GroupResource {
-	return []schema.GroupResource{
-		{Group: "authentication.k8s.io", Resource: "tokenreviews"},
-		{Group: "authentication.k8s.io", Resource: "selfsubjectreviews"},
-		{Group: "authorization.k8s.io", Resource: "subjectaccessreviews"},
-		{Group: "authorization.k8s.io", Resource: "selfsubjectaccessreviews"},
-		{Group: "authorization.k8s.io", Resource: "selfsubjectrulesreviews"},
-		{Group: "authorization.k8s.io", Resource: "localsubjectaccessreviews"},
-	}
-}
 
 // WarningsMutating returns the warnings kube-apiserver sends when c is created: a name with the
 // suffix reserved for static manifests, and rules that name a resource webhooks never see.
@@ -59,7 +47,7 @@ func staticSuffixWarnings(name string) []string {
 // wildcard group or resource is not flagged: such a rule means "everything", not the excluded
 // resource in particular. Versions do not matter: every version of the resource is excluded.
 func excludedResourceWarnings(rules []admissionregistrationv1.RuleWithOperations, path *field.Path) []string {
-	excluded := ExcludedVirtualResources()
+	excluded := dispatch.ExcludedVirtualResources()
 	var warnings []string
 	for i, rule := range rules {
 		if slices.Contains(rule.APIGroups, "*") || slices.Contains(rule.Resources, "*") {

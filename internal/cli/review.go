@@ -23,6 +23,7 @@ import (
 
 	"github.com/admitkit/admit/dispatch"
 	"github.com/admitkit/admit/dispatch/config"
+	"github.com/admitkit/admit/dispatch/matchconditions"
 	"github.com/admitkit/admit/resources"
 )
 
@@ -170,7 +171,7 @@ func (o *reviewOptions) run(ctx context.Context, streams Streams) error {
 
 	d, err := dispatch.New(dispatch.Options{
 		Mutating: mutating, Validating: validating, Namespaces: namespaces, Resources: mapper,
-		Conditions: dispatch.CELConditions(nil), ServiceResolver: resolver,
+		Conditions: matchconditions.Compiler(nil), ServiceResolver: resolver,
 	})
 	if err != nil {
 		return badInput(err)

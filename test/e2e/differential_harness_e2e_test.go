@@ -31,6 +31,8 @@ import (
 
 	"github.com/admitkit/admit/dispatch"
 	"github.com/admitkit/admit/dispatch/convert"
+	"github.com/admitkit/admit/dispatch/live"
+	"github.com/admitkit/admit/dispatch/matchconditions"
 	"github.com/admitkit/admit/internal/webhooktest"
 	"github.com/admitkit/admit/resources"
 )
@@ -62,7 +64,7 @@ import (
 // The dispatcher is given what the apiserver knows and a caller of admit would pass: the object as
 // the client sent it, the stored object as oldObject, the options the client sent, the requesting
 // user (read from a readiness marker's AdmissionReview), the generated name of a generateName
-// CREATE, namespace labels read live (dispatch.ClientNamespaces), the built-in resource mapper (with
+// CREATE, namespace labels read live (live.Namespaces), the built-in resource mapper (with
 // the scenario's CRD) and convert.Converter for matchPolicy Equivalent, and CEL matchConditions
 // with no authorizer (no scenario's conditions ask one).
 //
@@ -641,9 +643,9 @@ func (r *scenarioRun) throughDispatcher(t *testing.T, generatedName string) (*ou
 
 	d, err := dispatch.New(dispatch.Options{
 		Mutating: r.mutating, Validating: r.validating,
-		Namespaces: dispatch.ClientNamespaces{Client: env.Client},
+		Namespaces: live.Namespaces{Client: env.Client},
 		Resources:  r.mapper, Converter: r.converter,
-		Conditions: dispatch.CELConditions(nil),
+		Conditions: matchconditions.Compiler(nil),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,179 @@
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation"
+	kjson "sigs.k8s.io/json"
+
+	"github.com/admitkit/admit/patch"
+)
+
+// admission is the state of one Admit call.
+type admission struct {
+	d   *Dispatcher
+	req *Request
+	// object is the current object in the request's version; webhooks' patches update it.
+	object json.RawMessage
+	// name is what webhooks see as the object's name: empty for a generateName CREATE while
+	// mutating, the generated name while validating.
+	name string
+
+	warnings    warningRecorder
+	mu          sync.Mutex // guards annotations and webhooks during the validating fan-out
+	annotations map[string]string
+	webhooks    []WebhookResult
+}
+
+// record adds a webhook's outcome to the result: r with the webhook's identity filled in; pos
+// is the webhook's position in its phase, which orders the result.
+func (a *admission) record(h *hook, pos int, r WebhookResult) {
+	r.Configuration, r.Name, r.Type = h.configuration, h.name, "validating"
+	if h.mutating {
+		r.Type = "mutating"
+	}
+	r.DurationSeconds, r.index = r.Duration.Seconds(), pos
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.webhooks = append(a.webhooks, r)
+}
+
+// addAnnotation records an audit annotation the way the apiserver's attributes do: keys must be
+// a qualified name with a prefix; a key may not be given two different values.
+func (a *admission) addAnnotation(key, value string) {
+	if len(strings.Split(key, "/")) != 2 || len(validation.IsQualifiedName(key)) != 0 {
+		a.d.logger.Warn("dropping audit annotation with an invalid key", "key", key)
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if old, ok := a.annotations[key]; ok && old != value {
+		a.d.logger.Warn("dropping audit annotation that would override another value", "key", key)
+		return
+	}
+	a.annotations[key] = value
+}
+
+// objectAs returns the current object in kind's version, converting when the webhook was matched
+// through an equivalent resource.
+func (a *admission) objectAs(kind schema.GroupVersionKind) (json.RawMessage, error) {
+	return a.convert(a.object, kind)
+}
+
+func (a *admission) oldObjectAs(kind schema.GroupVersionKind) (json.RawMessage, error) {
+	return a.convert(a.req.OldObject, kind)
+}
+
+func (a *admission) convert(obj json.RawMessage, kind schema.GroupVersionKind) (json.RawMessage, error) {
+	if len(obj) == 0 || kind == a.req.Kind || a.req.Operation == admissionv1.Connect {
+		return obj, nil
+	}
+	if a.d.converter == nil {
+		return nil, fmt.Errorf("no conversion from %s to %s is configured", a.req.Kind, kind)
+	}
+	return a.d.converter.Convert(obj, kind)
+}
+
+// semanticallyEqual compares two JSON documents by value: key order, spacing and the spelling of
+// equal numbers do not matter. It asks patch.Diff, which compares the documents' tokens without
+// building them as Go values. A document that is not valid JSON equals nothing.
+func semanticallyEqual(x, y json.RawMessage) bool {
+	if string(x) == string(y) {
+		return true
+	}
+	ops, err := patch.Diff(x, y)
+	return err == nil && len(ops) == 0
+}
+
+// isCanceled reports whether a calling error came from the request being canceled, which the
+// apiserver neither counts nor annotates as a fail-open.
+func isCanceled(err *CallingError) bool { return errors.Is(err.Reason, context.Canceled) }
+
+// sortedWebhooks lists webhook outcomes in configuration order: mutating before validating, by
+// round, by position. Validating webhooks finish in any order.
+func (a *admission) sortedWebhooks() []WebhookResult {
+	out := append([]WebhookResult(nil), a.webhooks...)
+	sort.SliceStable(out, func(i, j int) bool {
+		x, y := out[i], out[j]
+		if x.Type != y.Type {
+			return x.Type == "mutating"
+		}
+		if x.Round != y.Round {
+			return x.Round < y.Round
+		}
+		return x.index < y.index
+	})
+	return out
+}
+
+// exemptReason says why the apiserver sends req to no webhook at all, or returns "". Webhook and
+// admission policy configurations are exempt so a broken webhook can always be removed; virtual
+// resources (access and token reviews) are never stored and are excluded from admission webhooks.
+func exemptReason(req *Request) string {
+	if req.Kind.Group == admissionregistrationv1.GroupName {
+		switch req.Kind.Kind {
+		case "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration",
+			"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
+			"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding":
+			return req.Kind.Kind + " objects are never sent to admission webhooks, so a broken webhook can always be removed"
+		}
+	}
+	for _, gr := range ExcludedVirtualResources() {
+		if gr == req.Resource.GroupResource() {
+			return gr.String() + " is a virtual resource excluded from admission webhooks"
+		}
+	}
+	return ""
+}
+
+// exempt is the Result of an admission no webhook sees.
+func (a *admission) exempt(reason string) *Result {
+	for i, h := range a.d.mutating {
+		a.record(h, i, WebhookResult{Outcome: OutcomeSkipped, Reason: reason})
+	}
+	for i, h := range a.d.validating {
+		a.record(h, i, WebhookResult{Outcome: OutcomeSkipped, Reason: reason})
+	}
+	return &Result{
+		Allowed: true, Object: a.object, Patch: patch.Patch{}, Warnings: []string{},
+		AuditAnnotations: a.annotations, Webhooks: a.sortedWebhooks(),
+	}
+}
+
+// withName returns obj with metadata.name set.
+func withName(obj json.RawMessage, name string) (json.RawMessage, error) {
+	var fields map[string]any
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(obj, &fields); err != nil {
+		return nil, err
+	}
+	meta, _ := fields["metadata"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+		fields["metadata"] = meta
+	}
+	meta["name"] = name
+	return json.Marshal(fields)
+}
+
+// ExcludedVirtualResources returns the resources kube-apiserver never sends to admission
+// webhooks (feature ExcludeAdmissionWebhookVirtualResources): reviews that are not stored, so
+// intercepting them could only break authentication and authorization.
+func ExcludedVirtualResources() []schema.GroupResource {
+	return []schema.GroupResource{
+		{Group: "authentication.k8s.io", Resource: "tokenreviews"},
+		{Group: "authentication.k8s.io", Resource: "selfsubjectreviews"},
+		{Group: "authorization.k8s.io", Resource: "subjectaccessreviews"},
+		{Group: "authorization.k8s.io", Resource: "selfsubjectaccessreviews"},
+		{Group: "authorization.k8s.io", Resource: "selfsubjectrulesreviews"},
+		{Group: "authorization.k8s.io", Resource: "localsubjectaccessreviews"},
+	}
+}
