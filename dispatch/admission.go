@@ -23,15 +23,66 @@ type admission struct {
 	d   *Dispatcher
 	req *Request
 	// object is the current object in the request's version; webhooks' patches update it.
-	object json.RawMessage
+	// oldObject is the existing object of an UPDATE or DELETE.
+	object, oldObject json.RawMessage
 	// name is what webhooks see as the object's name: empty for a generateName CREATE while
 	// mutating, the generated name while validating.
 	name string
+	// exemptReason is why no webhook sees this admission, if none does.
+	exemptReason string
+	reinvoke     *reinvocation
 
 	warnings    warningRecorder
-	mu          sync.Mutex // guards annotations and webhooks during the validating fan-out
+	mu          sync.Mutex // guards annotations, webhooks and values during the validating fan-out
 	annotations map[string]string
 	webhooks    []WebhookResult
+	values      map[any]any
+}
+
+func newAdmission(d *Dispatcher, req *Request) *admission {
+	a := &admission{
+		d: d, req: req, name: req.Name, exemptReason: exemptReason(req),
+		reinvoke:    &reinvocation{previouslyInvoked: map[string]bool{}, reinvoke: map[string]bool{}},
+		annotations: map[string]string{}, values: map[any]any{},
+	}
+	if len(req.Object) > 0 {
+		a.object = req.Object
+	}
+	if len(req.OldObject) > 0 {
+		a.oldObject = req.OldObject
+	}
+	return a
+}
+
+// The phases and steps of an admission, in the order the result lists them.
+const (
+	phaseMutating = iota
+	phasePreparation
+	phaseValidating
+)
+const (
+	stepPluginsBefore = iota
+	stepWebhooks
+	stepPluginsAfter
+)
+
+// rowOrder places a row of the result: phase, round, step within the round, position within
+// the step. Validating webhooks finish in any order; their rows are listed in this order.
+type rowOrder struct {
+	phase, round, step, pos int
+}
+
+func (o rowOrder) less(p rowOrder) bool {
+	if o.phase != p.phase {
+		return o.phase < p.phase
+	}
+	if o.round != p.round {
+		return o.round < p.round
+	}
+	if o.step != p.step {
+		return o.step < p.step
+	}
+	return o.pos < p.pos
 }
 
 // record adds a webhook's outcome to the result: r with the webhook's identity filled in; pos
@@ -41,7 +92,11 @@ func (a *admission) record(h *hook, pos int, r WebhookResult) {
 	if h.mutating {
 		r.Type = "mutating"
 	}
-	r.DurationSeconds, r.index = r.Duration.Seconds(), pos
+	phase := phaseValidating
+	if h.mutating {
+		phase = phaseMutating
+	}
+	r.DurationSeconds, r.order = r.Duration.Seconds(), rowOrder{phase: phase, round: r.Round, step: stepWebhooks, pos: pos}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.webhooks = append(a.webhooks, r)
@@ -70,7 +125,7 @@ func (a *admission) objectAs(kind schema.GroupVersionKind) (json.RawMessage, err
 }
 
 func (a *admission) oldObjectAs(kind schema.GroupVersionKind) (json.RawMessage, error) {
-	return a.convert(a.req.OldObject, kind)
+	return a.convert(a.oldObject, kind)
 }
 
 func (a *admission) convert(obj json.RawMessage, kind schema.GroupVersionKind) (json.RawMessage, error) {
@@ -98,20 +153,12 @@ func semanticallyEqual(x, y json.RawMessage) bool {
 // apiserver neither counts nor annotates as a fail-open.
 func isCanceled(err *CallingError) bool { return errors.Is(err.Reason, context.Canceled) }
 
-// sortedWebhooks lists webhook outcomes in configuration order: mutating before validating, by
-// round, by position. Validating webhooks finish in any order.
+// sortedWebhooks lists the rows in the order of the chain: the mutating phase round by round
+// (plugins, then webhooks), the preparation, the validating phase (plugins, webhooks, plugins
+// after the webhooks), each by position. Validating webhooks finish in any order.
 func (a *admission) sortedWebhooks() []WebhookResult {
 	out := append([]WebhookResult(nil), a.webhooks...)
-	sort.SliceStable(out, func(i, j int) bool {
-		x, y := out[i], out[j]
-		if x.Type != y.Type {
-			return x.Type == "mutating"
-		}
-		if x.Round != y.Round {
-			return x.Round < y.Round
-		}
-		return x.index < y.index
-	})
+	sort.SliceStable(out, func(i, j int) bool { return out[i].order.less(out[j].order) })
 	return out
 }
 
@@ -133,20 +180,6 @@ func exemptReason(req *Request) string {
 		}
 	}
 	return ""
-}
-
-// exempt is the Result of an admission no webhook sees.
-func (a *admission) exempt(reason string) *Result {
-	for i, h := range a.d.mutating {
-		a.record(h, i, WebhookResult{Outcome: OutcomeSkipped, Reason: reason})
-	}
-	for i, h := range a.d.validating {
-		a.record(h, i, WebhookResult{Outcome: OutcomeSkipped, Reason: reason})
-	}
-	return &Result{
-		Allowed: true, Object: a.object, Patch: patch.Patch{}, Warnings: []string{},
-		AuditAnnotations: a.annotations, Webhooks: a.sortedWebhooks(),
-	}
 }
 
 // withName returns obj with metadata.name set.
@@ -176,4 +209,15 @@ func ExcludedVirtualResources() []schema.GroupResource {
 		{Group: "authorization.k8s.io", Resource: "selfsubjectrulesreviews"},
 		{Group: "authorization.k8s.io", Resource: "localsubjectaccessreviews"},
 	}
+}
+
+// objectName reads metadata.name of a JSON object, "" if it has none.
+func objectName(obj json.RawMessage) string {
+	var head struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(obj, &head)
+	return head.Metadata.Name
 }

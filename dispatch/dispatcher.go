@@ -2,7 +2,6 @@ package dispatch
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"sync/atomic"
@@ -10,20 +9,14 @@ import (
 
 	"github.com/google/uuid"
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/admitkit/admit/patch"
 )
-
-// Mutator is an in-process mutating step that runs before the webhooks in each round, as the
-// apiserver's built-in admission plugins do. It returns the object, changed or not. When a
-// webhook changes the object, the whole chain runs a second time (reinvocation), mutators included.
-type Mutator interface {
-	Name() string
-	Mutate(ctx context.Context, req *Request, object json.RawMessage) (json.RawMessage, error)
-}
 
 // Options configure a Dispatcher. Configurations must already carry the v1 defaults (the
 // config package applies them when loading).
@@ -41,8 +34,18 @@ type Options struct {
 	Conditions ConditionCompiler
 	// ServiceResolver maps service references to addresses; default <name>.<namespace>.svc:<port>.
 	ServiceResolver ServiceResolver
-	// Mutators run in-process before the webhooks of each mutating round.
-	Mutators []Mutator
+	// Codec decodes and defaults objects as kube-apiserver does: the request's objects before
+	// admission and every object a mutating webhook patched. Without it objects stay the JSON
+	// given and patched (a patched built-in object is only checked to decode into its Go type).
+	Codec Codec
+	// Plugins are in-process steps in kube-apiserver's order: mutating plugins run before the
+	// mutating webhooks in every round, validating plugins before the validating webhooks.
+	Plugins []Plugin
+	// PluginsAfterWebhooks are validating plugins that run after the validating webhooks, where
+	// kube-apiserver runs ResourceQuota.
+	PluginsAfterWebhooks []ValidatingPlugin
+	// Preparer runs between the mutating and the validating phase (CREATE and UPDATE).
+	Preparer Preparer
 	Metrics  *Metrics
 	Logger   *slog.Logger
 	// NewUID returns the UID of each webhook call; default random UUIDs.
@@ -58,7 +61,11 @@ type Dispatcher struct {
 	namespaces           NamespaceSource
 	resources            ResourceMapper
 	converter            Converter
-	mutators             []Mutator
+	codec                Codec
+	mutatingPlugins      []MutatingPlugin
+	validatingPlugins    []ValidatingPlugin
+	pluginsAfter         []ValidatingPlugin
+	preparer             Preparer
 	clients              *clientCache
 	// types knows the Go types of built-in kinds: a patched object must still decode into its
 	// kind's type, as the apiserver requires.
@@ -99,9 +106,23 @@ func New(opts Options) (*Dispatcher, error) {
 	}
 	d := &Dispatcher{
 		mutating: m, validating: v,
-		namespaces: opts.Namespaces, resources: opts.Resources, converter: opts.Converter, mutators: opts.Mutators,
+		namespaces: opts.Namespaces, resources: opts.Resources, converter: opts.Converter, codec: opts.Codec,
+		pluginsAfter: opts.PluginsAfterWebhooks, preparer: opts.Preparer,
 		clients: newClientCache(opts.ServiceResolver), metrics: opts.Metrics, logger: opts.Logger,
 		newUID: opts.NewUID, now: opts.Now,
+	}
+	for _, p := range opts.Plugins {
+		m, mutating := p.(MutatingPlugin)
+		v, validating := p.(ValidatingPlugin)
+		if !mutating && !validating {
+			return nil, fmt.Errorf("plugin %s is neither a MutatingPlugin nor a ValidatingPlugin", p.Name())
+		}
+		if mutating {
+			d.mutatingPlugins = append(d.mutatingPlugins, m)
+		}
+		if validating {
+			d.validatingPlugins = append(d.validatingPlugins, v)
+		}
 	}
 	d.types, d.typeChecker = runtime.NewScheme(), &typeChecker{}
 	if err := clientgoscheme.AddToScheme(d.types); err != nil {
@@ -122,36 +143,28 @@ func New(opts Options) (*Dispatcher, error) {
 	return d, nil
 }
 
-// Admit runs req through the mutating webhooks (with reinvocation), then the validating
-// webhooks, and returns what the apiserver would decide. The error is only for a malformed
-// Request; a rejection is a Result with Allowed false.
+// Admit runs req through the admission chain and returns what the apiserver would decide: the
+// Codec's decoding, the mutating phase (plugins, then webhooks, with reinvocation), the
+// Preparer, then the validating phase (plugins, webhooks, plugins after the webhooks). Stages
+// that are not configured are left out. The error is only for a malformed Request; a rejection
+// is a Result with Allowed false.
 func (d *Dispatcher) Admit(ctx context.Context, req *Request) (*Result, error) {
 	if err := req.validate(); err != nil {
 		return nil, fmt.Errorf("invalid admission request: %w", err)
 	}
-	a := &admission{d: d, req: req, name: req.Name, annotations: map[string]string{}}
-	if len(req.Object) > 0 {
-		a.object = req.Object
-	}
-	if reason := exemptReason(req); reason != "" {
-		return a.exempt(reason), nil
-	}
+	a := newAdmission(d, req)
 
 	start := d.now()
-	err := a.mutate(ctx)
+	err := a.decode(ctx)
+	if err == nil {
+		err = a.mutate(ctx)
+	}
 	d.metrics.observeStep("admit", req.Operation, d.now().Sub(start), err != nil)
+	if err == nil {
+		err = a.prepare(ctx)
+	}
 	var rejections []error
 	if err == nil {
-		if req.GeneratedName != "" {
-			// The apiserver names the object before validating admission: validating webhooks
-			// and the admitted object carry the generated name.
-			a.name = req.GeneratedName
-			named, nameErr := withName(a.object, req.GeneratedName)
-			if nameErr != nil {
-				return nil, fmt.Errorf("naming the object %q: %w", req.GeneratedName, nameErr)
-			}
-			a.object = named
-		}
 		start = d.now()
 		rejections = a.validate(ctx)
 		if len(rejections) > 0 {
@@ -178,7 +191,7 @@ func (d *Dispatcher) Admit(ctx context.Context, req *Request) (*Result, error) {
 			}
 		}
 	}
-	// Nothing to diff when no webhook or mutator replaced the object.
+	// Nothing to diff when nothing replaced the object.
 	if len(req.Object) > 0 && len(a.object) > 0 && string(req.Object) != string(a.object) {
 		p, perr := patch.Diff(req.Object, a.object)
 		if perr != nil {
@@ -190,4 +203,45 @@ func (d *Dispatcher) Admit(ctx context.Context, req *Request) (*Result, error) {
 		result.Patch = patch.Patch{}
 	}
 	return result, nil
+}
+
+// decode starts the admission with the Codec's reading of the request's objects.
+func (a *admission) decode(ctx context.Context) error {
+	if a.d.codec == nil {
+		return nil
+	}
+	decoded, err := a.d.codec.Decode(ctx, a.req)
+	if err != nil {
+		return err
+	}
+	a.object, a.oldObject = decoded.Object, decoded.OldObject
+	for _, w := range decoded.Warnings {
+		a.warnings.add(w)
+	}
+	return nil
+}
+
+// prepare runs the Preparer on a CREATE or UPDATE, after the generated name of a generateName
+// CREATE is set: the apiserver names the object before validating admission, so validating
+// webhooks and the admitted object carry the name.
+func (a *admission) prepare(ctx context.Context) error {
+	if a.req.GeneratedName != "" && len(a.object) > 0 {
+		named, err := withName(a.object, a.req.GeneratedName)
+		if err != nil {
+			return apierrors.NewInternalError(fmt.Errorf("naming the object %q: %w", a.req.GeneratedName, err))
+		}
+		a.object, a.name = named, a.req.GeneratedName
+	}
+	p := a.d.preparer
+	op := a.req.Operation
+	if p == nil || len(a.object) == 0 || (op != admissionv1.Create && op != admissionv1.Update) {
+		return nil
+	}
+	err := a.runPlugin(p, rowOrder{phase: phasePreparation}, func(at *Attributes) error { return p.Prepare(ctx, at) })
+	if err == nil {
+		if name := objectName(a.object); name != "" {
+			a.name = name
+		}
+	}
+	return err
 }

@@ -2,9 +2,11 @@
 //
 // One admission travels through these files, in order:
 //
-//	dispatcher.go  Dispatcher.Admit: mutating phase, then validating phase, then the Result
+//	dispatcher.go  Dispatcher.Admit: decoding, mutating phase, preparation, validating phase,
+//	               then the Result
 //	admission.go   the state of one admission: its object, outcomes, audit annotations
 //	request.go     the Request and its checks
+//	stages.go      what runs around the webhooks: the Codec, in-process Plugins, the Preparer
 //	mutating.go    the serial mutating chain with reinvocation
 //	match.go       whether a webhook is called: namespaceSelector, objectSelector, rules,
 //	               matchPolicy Equivalent, matchConditions (in the apiserver's order)
@@ -32,12 +34,8 @@
 // webhooks reject, the rejection of the lowest-index webhook is returned (the apiserver returns
 // whichever finished first); every rejection is still in the Result.
 //
-// A patched object stays the JSON the patch made. The apiserver decodes it into the kind's Go
-// type and shows the next webhook that type's encoding, so there a member the type does not have
-// disappears and a null in a field that is no pointer becomes the field's zero value; admit
-// passes both on as the webhook wrote them.
-//
-// What admit cannot do offline: kube-apiserver applies its built-in defaulting to the object
-// after every mutating webhook and runs its built-in admission plugins; admit runs only webhooks
-// and in-process mutators you register (see Mutator).
+// Without a Codec a patched object stays the JSON the patch made. The apiserver decodes it into
+// the kind's Go type and defaults it before the next webhook, so there a member the type does not
+// have disappears and defaults reappear; a Codec does the same (package chain's does it with
+// Kubernetes' own code).
 package dispatch

@@ -80,3 +80,12 @@ func statusOf(err error) *metav1.Status {
 	s := apierrors.NewInternalError(err).Status()
 	return &s
 }
+
+// asStatusError keeps an API status error as it is and makes anything else an internal error,
+// as the apiserver's handler does.
+func asStatusError(err error) error {
+	if _, ok := err.(apierrors.APIStatus); ok {
+		return err
+	}
+	return apierrors.NewInternalError(err)
+}

@@ -154,7 +154,7 @@ func (a *admission) matchObject(h *hook) (bool, error) {
 		return true, nil
 	}
 	if a.req.Operation != admissionv1.Connect {
-		for _, obj := range []json.RawMessage{a.object, a.req.OldObject} {
+		for _, obj := range []json.RawMessage{a.object, a.oldObject} {
 			l, ok, err := objectLabels(obj)
 			if err == nil && ok && h.objectSelector.Matches(labels.Set(l)) {
 				return true, nil

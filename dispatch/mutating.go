@@ -35,23 +35,20 @@ func (r *reinvocation) requirePreviouslyInvoked() {
 	r.previouslyInvoked = map[string]bool{}
 }
 
-// mutate runs the mutating chain: in-process mutators then webhooks, serially, and once more if a
-// webhook changed the object.
+// mutate runs the mutating phase: in-process plugins then webhooks, serially, and once more if
+// a webhook (or a plugin) asked for it. The second round runs every plugin again and the
+// webhooks that must see the object again, as kube-apiserver reinvokes its whole chain.
 func (a *admission) mutate(ctx context.Context) error {
-	re := &reinvocation{previouslyInvoked: map[string]bool{}, reinvoke: map[string]bool{}}
+	re := a.reinvoke
 	for round := 0; round < 2; round++ {
 		if round == 1 && !re.shouldReinvoke {
 			return nil
 		}
-		for _, m := range a.d.mutators {
-			if len(a.object) == 0 {
-				break
+		for i, p := range a.d.mutatingPlugins {
+			order := rowOrder{phase: phaseMutating, round: round, step: stepPluginsBefore, pos: i}
+			if err := a.runPlugin(p, order, func(at *Attributes) error { return p.Admit(ctx, at) }); err != nil {
+				return err
 			}
-			out, err := m.Mutate(ctx, a.req, a.object)
-			if err != nil {
-				return fmt.Errorf("in-process mutator %s: %w", m.Name(), err)
-			}
-			a.object = out
 		}
 		if round == 1 && !semanticallyEqual(re.lastOutput, a.object) {
 			// Something other than the webhooks changed the object in this round.
@@ -68,6 +65,12 @@ func (a *admission) mutate(ctx context.Context) error {
 
 func (a *admission) mutatingRound(ctx context.Context, round int, re *reinvocation) error {
 	for i, h := range a.d.mutating {
+		if a.exemptReason != "" {
+			if round == 0 {
+				a.record(h, i, WebhookResult{Outcome: OutcomeSkipped, Reason: a.exemptReason})
+			}
+			continue
+		}
 		inv, skipped, err := a.shouldCall(ctx, h)
 		if err != nil {
 			a.record(h, i, WebhookResult{Round: round, Outcome: OutcomeError, Reason: err.Error()})
@@ -154,12 +157,20 @@ func (a *admission) callMutating(ctx context.Context, inv *invocation, round, in
 	if trimmed := bytes.TrimSpace(patched); len(trimmed) == 0 || trimmed[0] != '{' {
 		return false, sent, apierrors.NewInternalError(fmt.Errorf("the patched object is not a JSON object"))
 	}
-	if typed, err := a.d.types.New(inv.kind); err == nil {
-		if err := a.d.typeChecker.check(typed, patched, applied.ops); err != nil {
-			return false, sent, apierrors.NewInternalError(err)
+	if a.d.codec != nil {
+		// The apiserver decodes the patched object into the webhook's version of the kind and
+		// defaults it: the next webhook sees that object.
+		if patched, changed, err = a.d.codec.Patched(inv.kind, object, patched); err != nil {
+			return false, sent, asStatusError(err)
 		}
+	} else {
+		if typed, err := a.d.types.New(inv.kind); err == nil {
+			if err := a.d.typeChecker.check(typed, patched, applied.ops); err != nil {
+				return false, sent, apierrors.NewInternalError(err)
+			}
+		}
+		changed = applied.changed
 	}
-	changed = applied.changed
 	if inv.kind != a.req.Kind && a.d.converter != nil {
 		if patched, err = a.d.converter.Convert(patched, a.req.Kind); err != nil {
 			return false, sent, apierrors.NewInternalError(err)

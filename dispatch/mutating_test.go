@@ -258,30 +258,32 @@ func TestReinvocation(t *testing.T) {
 	}
 }
 
-// priorityMutator stands in for a built-in plugin that sets a field whenever it runs.
-type priorityMutator struct{ calls int }
+// priorityPlugin stands in for a built-in plugin that sets a field whenever it runs.
+type priorityPlugin struct{ calls int }
 
-func (m *priorityMutator) Name() string { return "priority" }
-func (m *priorityMutator) Mutate(_ context.Context, _ *Request, obj json.RawMessage) (json.RawMessage, error) {
+func (m *priorityPlugin) Name() string { return "priority" }
+func (m *priorityPlugin) Admit(_ context.Context, a *Attributes) error {
 	m.calls++
 	var v map[string]any
-	if err := json.Unmarshal(obj, &v); err != nil {
-		return nil, err
+	if err := json.Unmarshal(a.Object(), &v); err != nil {
+		return err
 	}
 	v["spec"].(map[string]any)["priority"] = m.calls
-	return json.Marshal(v)
+	out, err := json.Marshal(v)
+	a.SetObject(out)
+	return err
 }
 
-func TestInProcessMutatorsTakePartInReinvocation(t *testing.T) {
+func TestInProcessPluginsTakePartInReinvocation(t *testing.T) {
 	tw := newTestWebhooks(t)
 	d := newDispatcher(t, []admissionregistrationv1.MutatingWebhook{asMutating(tw.webhook("/setLabel/a/1"), ifNeeded)}, nil,
-		Options{Mutators: []Mutator{&priorityMutator{}}})
+		Options{Plugins: []Plugin{&priorityPlugin{}}})
 	res, err := d.Admit(context.Background(), podRequest(admissionv1.Create))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Round 0: the mutator sets priority 1, the webhook adds a label (a change: round 1 happens).
-	// Round 1: the mutator sets priority 2, a change since the webhook's output, so the IfNeeded
+	// Round 0: the plugin sets priority 1, the webhook adds a label (a change: round 1 happens).
+	// Round 1: the plugin sets priority 2, a change since the webhook's output, so the IfNeeded
 	// webhook runs again.
 	if got := tw.count("/setLabel/a/1"); got != 2 {
 		t.Fatalf("webhook called %d times, want 2", got)

@@ -35,7 +35,7 @@ type WebhookResult struct {
 	Duration        time.Duration   `json:"-"`
 	DurationSeconds float64         `json:"durationSeconds"`
 
-	index int // position in its phase, for ordering
+	order rowOrder
 }
 
 // Result is the outcome of one admission: the `admit review` contract.

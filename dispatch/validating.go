@@ -10,13 +10,38 @@ import (
 
 const validatingFailedOpenAnnotationPrefix = "failed-open.validating.webhook.admission.k8s.io/"
 
-// validate decides which validating webhooks apply, calls them all in parallel and returns every
-// error in webhook order. The apiserver returns whichever error arrives first; admit returns the
-// lowest-index one (deterministic) and keeps the others in the Result.
+// validate runs the validating phase: the plugins before the webhooks, the webhooks, the plugins
+// after them, stopping at the first step that rejects. It returns every rejection of that step.
 func (a *admission) validate(ctx context.Context) []error {
+	for i, p := range a.d.validatingPlugins {
+		order := rowOrder{phase: phaseValidating, step: stepPluginsBefore, pos: i}
+		if err := a.runPlugin(p, order, func(at *Attributes) error { return p.Validate(ctx, at) }); err != nil {
+			return []error{err}
+		}
+	}
+	if errs := a.validateWebhooks(ctx); len(errs) > 0 {
+		return errs
+	}
+	for i, p := range a.d.pluginsAfter {
+		order := rowOrder{phase: phaseValidating, step: stepPluginsAfter, pos: i}
+		if err := a.runPlugin(p, order, func(at *Attributes) error { return p.Validate(ctx, at) }); err != nil {
+			return []error{err}
+		}
+	}
+	return nil
+}
+
+// validateWebhooks decides which validating webhooks apply, calls them all in parallel and
+// returns every error in webhook order. The apiserver returns whichever error arrives first;
+// admit returns the lowest-index one (deterministic) and keeps the others in the Result.
+func (a *admission) validateWebhooks(ctx context.Context) []error {
 	var matched []*invocation
 	var positions []int
 	for pos, h := range a.d.validating {
+		if a.exemptReason != "" {
+			a.record(h, pos, WebhookResult{Outcome: OutcomeSkipped, Reason: a.exemptReason})
+			continue
+		}
 		inv, skipped, err := a.shouldCall(ctx, h)
 		if err != nil {
 			a.record(h, pos, WebhookResult{Outcome: OutcomeError, Reason: err.Error()})

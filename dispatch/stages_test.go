@@ -1,0 +1,263 @@
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	admissionv1 "k8s.io/api/admission/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// funcPlugin is a plugin made of functions; nil functions leave its phase out.
+type funcPlugin struct {
+	name     string
+	admit    func(*Attributes) error
+	validate func(*Attributes) error
+}
+
+func (p *funcPlugin) Name() string { return p.name }
+
+type mutatingFunc struct{ *funcPlugin }
+
+func (p mutatingFunc) Admit(_ context.Context, a *Attributes) error { return p.admit(a) }
+
+type validatingFunc struct{ *funcPlugin }
+
+func (p validatingFunc) Validate(_ context.Context, a *Attributes) error { return p.validate(a) }
+
+type preparerFunc struct{ *funcPlugin }
+
+func (p preparerFunc) Prepare(_ context.Context, a *Attributes) error { return p.admit(a) }
+
+// setField returns obj with a top-level member set.
+func setField(t *testing.T, obj json.RawMessage, key string, value any) json.RawMessage {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(obj, &m); err != nil {
+		t.Fatal(err)
+	}
+	m[key] = value
+	out, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+type row struct {
+	Name, Type string
+	Round      int
+	Outcome    Outcome
+}
+
+func rows(res *Result) []row {
+	var out []row
+	for _, w := range res.Webhooks {
+		out = append(out, row{w.Name, w.Type, w.Round, w.Outcome})
+	}
+	return out
+}
+
+// TestStagesRunInTheApiserversOrder: plugins before the webhooks of each phase (and again in a
+// reinvocation round), the preparer between the phases, plugins after the validating webhooks;
+// each stage a row of the result in that order, whatever order they finish in.
+func TestStagesRunInTheApiserversOrder(t *testing.T) {
+	tw := newTestWebhooks(t)
+	var seen []string
+	mark := &funcPlugin{name: "Marker", admit: func(a *Attributes) error {
+		seen = append(seen, "marker")
+		a.SetObject(setField(t, a.Object(), "marker", a.IsReinvoke()))
+		return nil
+	}}
+	check := &funcPlugin{name: "Check", validate: func(a *Attributes) error {
+		seen = append(seen, "check")
+		if !strings.Contains(string(a.Object()), `"prepared":true`) {
+			return errors.New("the validating phase must see the prepared object")
+		}
+		return nil
+	}}
+	quota := &funcPlugin{name: "Quota", validate: func(*Attributes) error { seen = append(seen, "quota"); return nil }}
+	prep := &funcPlugin{name: "Registry", admit: func(a *Attributes) error {
+		seen = append(seen, "prepare")
+		a.SetObject(setField(t, a.Object(), "prepared", true))
+		return nil
+	}}
+	d := newDispatcher(t,
+		[]admissionregistrationv1.MutatingWebhook{asMutating(tw.webhook("/setLabel/a/1"), ifNeeded)},
+		[]admissionregistrationv1.ValidatingWebhook{tw.webhook("/allow")},
+		Options{
+			Plugins:              []Plugin{mutatingFunc{mark}, validatingFunc{check}},
+			Preparer:             preparerFunc{prep},
+			PluginsAfterWebhooks: []ValidatingPlugin{validatingFunc{quota}},
+		})
+	res, err := d.Admit(context.Background(), podRequest(admissionv1.Create))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Allowed {
+		t.Fatalf("rejected: %+v", res.Status)
+	}
+	if diff := cmp.Diff([]string{"marker", "marker", "prepare", "check", "quota"}, seen); diff != "" {
+		t.Errorf("stages ran (-want +got):\n%s", diff)
+	}
+	want := []row{
+		{"Marker", "plugin", 0, OutcomePatched},
+		{"setlabel-a-1.example.com", "mutating", 0, OutcomePatched},
+		{"Marker", "plugin", 1, OutcomePatched}, // its change in round 1 reinvokes the webhook
+		{"setlabel-a-1.example.com", "mutating", 1, OutcomePatched}, // a patch that changes nothing
+		{"Registry", "plugin", 0, OutcomePatched},
+		{"Check", "plugin", 0, OutcomeAllowed},
+		{"allow.example.com", "validating", 0, OutcomeAllowed},
+		{"Quota", "plugin", 0, OutcomeAllowed},
+	}
+	if diff := cmp.Diff(want, rows(res)); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+}
+
+// TestPluginRejections: a plugin's status error is the request's status, a 4xx is a denial and
+// anything else an error; nothing after the rejecting step runs.
+func TestPluginRejections(t *testing.T) {
+	tests := []struct {
+		name        string
+		err         error
+		wantCode    int32
+		wantMessage string
+		wantOutcome Outcome
+	}{
+		{"forbidden", apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "p", errors.New("no PriorityClass with name x was found")),
+			403, `pods "p" is forbidden: no PriorityClass with name x was found`, OutcomeDenied},
+		{"plain error", errors.New("informer not synced"), 500, "Internal error occurred: informer not synced", OutcomeError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tw := newTestWebhooks(t)
+			reject := &funcPlugin{name: "Reject", validate: func(*Attributes) error { return tt.err }}
+			ran := false
+			after := &funcPlugin{name: "After", validate: func(*Attributes) error { ran = true; return nil }}
+			d := newDispatcher(t, nil, []admissionregistrationv1.ValidatingWebhook{tw.webhook("/allow")},
+				Options{Plugins: []Plugin{validatingFunc{reject}}, PluginsAfterWebhooks: []ValidatingPlugin{validatingFunc{after}}})
+			res, err := d.Admit(context.Background(), podRequest(admissionv1.Create))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Allowed || res.Status.Code != tt.wantCode || res.Status.Message != tt.wantMessage {
+				t.Fatalf("status %+v, want %d %q", res.Status, tt.wantCode, tt.wantMessage)
+			}
+			if tw.count("/allow") != 0 || ran {
+				t.Fatalf("the webhook (%d calls) or the plugin after it (%v) ran after the rejection", tw.count("/allow"), ran)
+			}
+			if res.Webhooks[0].Name != "Reject" || res.Webhooks[0].Outcome != tt.wantOutcome {
+				t.Fatalf("first row %+v, want Reject %s", res.Webhooks[0], tt.wantOutcome)
+			}
+		})
+	}
+}
+
+// TestPreparerNamesTheObject: validating webhooks see the name the preparer gave a generateName
+// CREATE, as they see the apiserver's generated name.
+func TestPreparerNamesTheObject(t *testing.T) {
+	tw := newTestWebhooks(t)
+	prep := &funcPlugin{name: "Registry", admit: func(a *Attributes) error {
+		if a.Name() != "" {
+			return errors.New("a generateName CREATE has no name before preparation")
+		}
+		var m map[string]any
+		_ = json.Unmarshal(a.Object(), &m)
+		m["metadata"].(map[string]any)["name"] = "web-abcde"
+		out, _ := json.Marshal(m)
+		a.SetObject(out)
+		return nil
+	}}
+	d := newDispatcher(t, nil, []admissionregistrationv1.ValidatingWebhook{tw.webhook("/allow")}, Options{Preparer: preparerFunc{prep}})
+	req := podRequest(admissionv1.Create)
+	req.Name = ""
+	res, err := d.Admit(context.Background(), req)
+	if err != nil || !res.Allowed {
+		t.Fatalf("Admit = %+v, %v", res, err)
+	}
+	if got := tw.received("/allow")[0].Name; got != "web-abcde" {
+		t.Fatalf("validating webhook saw name %q, want the prepared name", got)
+	}
+}
+
+// recordingCodec decodes by adding a member, and reports a patch as changed only when asked to.
+type recordingCodec struct {
+	patchedKinds []schema.GroupVersionKind
+	changed      bool
+}
+
+func (c *recordingCodec) Decode(_ context.Context, req *Request) (*Decoded, error) {
+	obj := strings.Replace(string(req.Object), `"spec":{`, `"spec":{"defaulted":true,`, 1)
+	return &Decoded{Object: json.RawMessage(obj), OldObject: req.OldObject, Warnings: []string{`unknown field "spec.extra"`}}, nil
+}
+
+func (c *recordingCodec) Patched(kind schema.GroupVersionKind, _, patched json.RawMessage) (json.RawMessage, bool, error) {
+	c.patchedKinds = append(c.patchedKinds, kind)
+	return json.RawMessage(strings.Replace(string(patched), `"spec":{`, `"spec":{"redefaulted":true,`, 1)), c.changed, nil
+}
+
+// TestCodec: webhooks see the decoded object; a patched object is what the codec makes of it;
+// whether it changed (and so whether IfNeeded webhooks run again) is the codec's answer.
+func TestCodec(t *testing.T) {
+	for _, changed := range []bool{false, true} {
+		tw := newTestWebhooks(t)
+		codec := &recordingCodec{changed: changed}
+		d := newDispatcher(t, []admissionregistrationv1.MutatingWebhook{
+			asMutating(tw.webhook("/setLabel/a/1"), ifNeeded), asMutating(tw.webhook("/setLabel/b/1"), ifNeeded),
+		}, nil, Options{Codec: codec})
+		res, err := d.Admit(context.Background(), podRequest(admissionv1.Create))
+		if err != nil || !res.Allowed {
+			t.Fatalf("Admit = %+v, %v", res, err)
+		}
+		first := string(tw.received("/setLabel/a/1")[0].Object.Raw)
+		if !strings.Contains(first, `"defaulted":true`) {
+			t.Errorf("the first webhook saw %s, want the decoded object", first)
+		}
+		second := string(tw.received("/setLabel/b/1")[0].Object.Raw)
+		if !strings.Contains(second, `"redefaulted":true`) {
+			t.Errorf("the second webhook saw %s, want what the codec made of the patched object", second)
+		}
+		if diff := cmp.Diff([]string{`unknown field "spec.extra"`}, res.Warnings); diff != "" {
+			t.Errorf("warnings (-want +got):\n%s", diff)
+		}
+		wantCalls := 1
+		if changed {
+			wantCalls = 2
+		}
+		if got := tw.count("/setLabel/a/1"); got != wantCalls {
+			t.Errorf("codec says changed=%v: first webhook called %d times, want %d", changed, got, wantCalls)
+		}
+		if len(codec.patchedKinds) == 0 || codec.patchedKinds[0] != (schema.GroupVersionKind{Version: "v1", Kind: "Pod"}) {
+			t.Errorf("Patched called with kinds %v, want the webhook's v1 Pod", codec.patchedKinds)
+		}
+	}
+}
+
+// TestExemptObjectsStillMeetPlugins: webhook and policy configurations reach no webhook, but
+// kube-apiserver's own plugins and preparation still apply to them.
+func TestExemptObjectsStillMeetPlugins(t *testing.T) {
+	tw := newTestWebhooks(t)
+	ran := 0
+	p := &funcPlugin{name: "P", admit: func(*Attributes) error { ran++; return nil }}
+	d := newDispatcher(t, nil, []admissionregistrationv1.ValidatingWebhook{tw.webhook("/deny")}, Options{Plugins: []Plugin{mutatingFunc{p}}})
+	req := &Request{
+		Kind:     schema.GroupVersionKind{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingWebhookConfiguration"},
+		Resource: schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"},
+		Name:     "v", Operation: admissionv1.Create,
+		Object: json.RawMessage(`{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingWebhookConfiguration","metadata":{"name":"v"}}`),
+	}
+	res, err := d.Admit(context.Background(), req)
+	if err != nil || !res.Allowed {
+		t.Fatalf("Admit = %+v, %v", res, err)
+	}
+	if ran != 1 || tw.count("/deny") != 0 {
+		t.Fatalf("plugin ran %d times (want 1), webhook called %d times (want 0)", ran, tw.count("/deny"))
+	}
+}
