@@ -156,9 +156,11 @@ func (d *Dispatcher) Admit(ctx context.Context, req *Request) (*Result, error) {
 
 	start := d.now()
 	err := a.decode(ctx)
+	decoded := a.object
 	if err == nil {
 		err = a.mutate(ctx)
 	}
+	mutated := a.object
 	d.metrics.observeStep("admit", req.Operation, d.now().Sub(start), err != nil)
 	if err == nil {
 		err = a.prepare(ctx)
@@ -179,6 +181,8 @@ func (d *Dispatcher) Admit(ctx context.Context, req *Request) (*Result, error) {
 		Warnings:         a.warnings.list(),
 		AuditAnnotations: a.annotations,
 		Webhooks:         a.sortedWebhooks(),
+		Decoded:          decoded,
+		Mutated:          mutated,
 	}
 	if result.Warnings == nil {
 		result.Warnings = []string{}

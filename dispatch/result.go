@@ -53,4 +53,10 @@ type Result struct {
 	// Rejections lists every rejecting validating webhook's status when several rejected; Status
 	// is the first of them by webhook order.
 	Rejections []metav1.Status `json:"rejections,omitempty"`
+
+	// Decoded is the object as admission started with it: after the Codec's decoding and
+	// defaulting, the submitted object without a Codec. Mutated is the object after the mutating
+	// phase, before the preparation. Both are for presenting what admission changed.
+	Decoded json.RawMessage `json:"-"`
+	Mutated json.RawMessage `json:"-"`
 }

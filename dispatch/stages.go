@@ -88,6 +88,8 @@ type Attributes struct {
 	// recorded counts the rows the stage recorded itself.
 	recorded int
 	changed  bool
+	// inapplicable marks a stage that does not apply to this request: it leaves no row.
+	inapplicable bool
 }
 
 // Name is the object's name as admission sees it: empty for a generateName CREATE until the
@@ -135,6 +137,10 @@ func (at *Attributes) SetValue(key, value any) {
 	at.a.values[key] = value
 }
 
+// NotApplicable says the stage does not apply to this request (an admission plugin that does
+// not handle the operation): it leaves no row in the result.
+func (at *Attributes) NotApplicable() { at.inapplicable = true }
+
 // Record adds a row to the result, for a stage made of several parts (an admission policy
 // plugin records one row per policy binding). A stage that records no row gets one with its
 // name and outcome.
@@ -154,7 +160,7 @@ func (a *admission) runPlugin(p Plugin, order rowOrder, run func(*Attributes) er
 	at := &Attributes{a: a, Request: a.req, round: order.round, order: order}
 	start := a.d.now()
 	err := run(at)
-	if at.recorded > 0 {
+	if at.recorded > 0 || (at.inapplicable && err == nil) {
 		return err
 	}
 	r := WebhookResult{Name: p.Name(), Type: "plugin", Round: order.round, Duration: a.d.now().Sub(start)}

@@ -109,7 +109,7 @@ func TestStagesRunInTheApiserversOrder(t *testing.T) {
 	want := []row{
 		{"Marker", "plugin", 0, OutcomePatched},
 		{"setlabel-a-1.example.com", "mutating", 0, OutcomePatched},
-		{"Marker", "plugin", 1, OutcomePatched}, // its change in round 1 reinvokes the webhook
+		{"Marker", "plugin", 1, OutcomePatched},                     // its change in round 1 reinvokes the webhook
 		{"setlabel-a-1.example.com", "mutating", 1, OutcomePatched}, // a patch that changes nothing
 		{"Registry", "plugin", 0, OutcomePatched},
 		{"Check", "plugin", 0, OutcomeAllowed},

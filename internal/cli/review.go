@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -14,13 +15,14 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
-	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	kjson "sigs.k8s.io/json"
 
+	"github.com/admitkit/admit/chain"
 	"github.com/admitkit/admit/dispatch"
 	"github.com/admitkit/admit/dispatch/config"
 	"github.com/admitkit/admit/dispatch/matchconditions"
@@ -32,6 +34,7 @@ type reviewOptions struct {
 	recursive   bool
 	webhooks    []string
 	namespaces  string
+	cluster     []string
 	namespace   string
 	crds        []string
 	old         []string
@@ -44,6 +47,8 @@ type reviewOptions struct {
 	resolve     []string
 	output      string
 	color       string
+	onlyHooks   bool
+	verbose     bool
 }
 
 func newReviewCommand(streams Streams) *cobra.Command {
@@ -84,6 +89,7 @@ Exit codes: 0 every object admitted, 1 an object rejected, 2 bad input.`,
 	f.BoolVarP(&o.recursive, "recursive", "R", false, "read the subdirectories of directories given with -f and --old")
 	f.StringSliceVar(&o.webhooks, "webhooks", nil, "files or directories of Mutating/ValidatingWebhookConfigurations (repeatable)")
 	f.StringVar(&o.namespaces, "namespaces", "", "Namespace objects for namespaceSelector lookups; unlisted namespaces have only their kubernetes.io/metadata.name label")
+	f.StringArrayVar(&o.cluster, "cluster", nil, "the cluster's state admission reads: Namespaces, ServiceAccounts, PriorityClasses, LimitRanges, ResourceQuotas, Storage/Ingress/RuntimeClasses (files or directories, repeatable); what is not given is what a fresh cluster has")
 	f.StringVarP(&o.namespace, "namespace", "n", "default", "the namespace of namespaced objects that name none")
 	f.StringSliceVar(&o.crds, "crds", nil, "CustomResourceDefinitions of custom kinds (repeatable)")
 	f.StringArrayVar(&o.old, "old", nil, "the existing objects, for UPDATEs: files or directories (repeatable)")
@@ -95,6 +101,8 @@ Exit codes: 0 every object admitted, 1 an object rejected, 2 bad input.`,
 	f.DurationVar(&o.timeout, "timeout", 30*time.Second, "each request's deadline, as the apiserver's request timeout")
 	f.StringSliceVar(&o.resolve, "resolve", nil, "NAMESPACE/SERVICE=HOST:PORT: where to reach a service webhook (repeatable)")
 	f.StringVar(&o.color, "color", "auto", "colour the text diff: auto, always or never")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "list every step of the chain, also webhooks not called and plugins that changed nothing, and the whole change to the stored object")
+	f.BoolVar(&o.onlyHooks, "webhooks-only", false, "call the webhooks with the objects as given and as patched, without kube-apiserver's decoding, defaulting, built-in admission plugins and preparation")
 	addOutputFlag(cmd, &o.output)
 	_ = cmd.RegisterFlagCompletionFunc("operation", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"CREATE", "UPDATE", "DELETE", "CONNECT"}, cobra.ShellCompDirectiveNoFileComp
@@ -104,7 +112,9 @@ Exit codes: 0 every object admitted, 1 an object rejected, 2 bad input.`,
 
 // reviewed is one object's review: its request, and its result or why it could not be reviewed.
 type reviewed struct {
-	source  string
+	source string
+	// object is the object as read.
+	object  *unstructured.Unstructured
 	request *dispatch.Request
 	result  *dispatch.Result
 	err     error
@@ -136,7 +146,7 @@ func (o *reviewOptions) run(ctx context.Context, streams Streams) error {
 	if err != nil {
 		return badInput(err)
 	}
-	namespaces, err := o.loadNamespaces()
+	state, err := o.loadClusterState()
 	if err != nil {
 		return badInput(err)
 	}
@@ -169,15 +179,28 @@ func (o *reviewOptions) run(ctx context.Context, streams Streams) error {
 		mutating, validating = demo.mutating, demo.validating
 	}
 
-	d, err := dispatch.New(dispatch.Options{
-		Mutating: mutating, Validating: validating, Namespaces: namespaces, Resources: mapper,
+	opts := dispatch.Options{
+		Mutating: mutating, Validating: validating, Resources: mapper,
 		Conditions: matchconditions.Compiler(nil), ServiceResolver: resolver,
-	})
+	}
+	var assumed []string
+	if o.onlyHooks {
+		opts.Namespaces = state.staticNamespaces()
+	} else {
+		c, err := chain.New(ctx, chain.Config{Objects: state.withReviewed(reviews), Namespaces: namespacesOf(reviews)})
+		if err != nil {
+			return badInput(fmt.Errorf("the cluster state: %w", err))
+		}
+		defer c.Close()
+		c.Apply(&opts)
+		assumed = c.Assumed()
+	}
+	d, err := dispatch.New(opts)
 	if err != nil {
 		return badInput(err)
 	}
 	o.admitAll(ctx, d, reviews)
-	return o.report(streams, reviews)
+	return o.report(streams, reviews, assumed)
 }
 
 // maxConcurrentReviews bounds how many admissions run at once: webhooks are called in
@@ -206,7 +229,9 @@ func (o *reviewOptions) admitAll(ctx context.Context, d *dispatch.Dispatcher, re
 }
 
 // report prints the reviews and returns the exit status: the worst of the objects' outcomes.
-func (o *reviewOptions) report(streams Streams, reviews []*reviewed) error {
+// assumed says what the chain assumed of the cluster.
+func (o *reviewOptions) report(streams Streams, reviews []*reviewed, assumed []string) error {
+	text := textOptions{color: useColor(o.color, streams.Out), verbose: o.verbose}
 	if len(reviews) == 1 {
 		r := reviews[0]
 		if r.err != nil {
@@ -214,9 +239,11 @@ func (o *reviewOptions) report(streams Streams, reviews []*reviewed) error {
 		}
 		var err error
 		if o.output == outputText {
-			err = printReviewText(streams.Out, r.request, r.result, useColor(o.color, streams.Out))
+			if err = printReviewText(streams.Out, r.request, r.result, text); err == nil {
+				printAssumed(streams.Out, assumed)
+			}
 		} else {
-			err = writeStructured(streams.Out, o.output, r.result)
+			err = writeStructured(streams.Out, o.output, singleReview{Result: r.result, Assumed: assumed})
 		}
 		if err != nil {
 			return err
@@ -229,9 +256,14 @@ func (o *reviewOptions) report(streams Streams, reviews []*reviewed) error {
 
 	var err error
 	if o.output == outputText {
-		err = printReviewsText(streams.Out, reviews, useColor(o.color, streams.Out))
+		if err = printReviewsText(streams.Out, reviews, text); err == nil {
+			printAssumed(streams.Out, assumed)
+		}
 	} else {
 		err = writeStructured(streams.Out, o.output, reviewList(reviews))
+		for _, a := range assumed {
+			fmt.Fprintf(streams.Err, "note: assumed %s\n", a)
+		}
 	}
 	if err != nil {
 		return err
@@ -250,6 +282,24 @@ func (o *reviewOptions) report(streams Streams, reviews []*reviewed) error {
 		return &exitError{code: code, err: errors.New("")}
 	}
 	return nil
+}
+
+// singleReview is the JSON and YAML output of one object: the review contract, and what was
+// assumed of the cluster.
+type singleReview struct {
+	*dispatch.Result
+	Assumed []string `json:"assumed,omitempty"`
+}
+
+// printAssumed says what the review took for granted about the cluster.
+func printAssumed(w io.Writer, assumed []string) {
+	if len(assumed) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nAssumed of the cluster (--cluster gives its state):")
+	for _, a := range assumed {
+		fmt.Fprintf(w, "  - %s\n", a)
+	}
 }
 
 // reviewEntry is one object in the JSON and YAML output of several objects: which object, then
@@ -401,7 +451,7 @@ func (o *reviewOptions) requests(objects, olds []inputObject, mapper *resources.
 	used := map[objectKey]bool{}
 	reviews := make([]*reviewed, len(objects))
 	for i, in := range objects {
-		r := &reviewed{source: in.source.String()}
+		r := &reviewed{source: in.source.String(), object: in.object}
 		reviews[i] = r
 		obj, err := o.resolveObject(in, mapper, types)
 		if err != nil {
@@ -484,28 +534,6 @@ func randomSuffix() string {
 		b[i] = alphabet[rand.IntN(len(alphabet))]
 	}
 	return string(b)
-}
-
-func (o *reviewOptions) loadNamespaces() (dispatch.StaticNamespaces, error) {
-	if o.namespaces == "" {
-		return dispatch.StaticNamespaces{}, nil
-	}
-	set, err := config.Load(config.Options{}, o.namespaces)
-	if err != nil {
-		return nil, err
-	}
-	var namespaces []*corev1.Namespace
-	for _, obj := range set.Others {
-		if obj.Object.GroupVersionKind() != (schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}) {
-			return nil, fmt.Errorf("%s: --namespaces takes Namespace objects, found %s", obj.Source, obj.Object.GetKind())
-		}
-		var ns corev1.Namespace
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object.Object, &ns); err != nil {
-			return nil, fmt.Errorf("%s: %w", obj.Source, err)
-		}
-		namespaces = append(namespaces, &ns)
-	}
-	return dispatch.NewStaticNamespaces(namespaces...), nil
 }
 
 // parseResolve reads NAMESPACE/SERVICE=HOST:PORT mappings into a service resolver.

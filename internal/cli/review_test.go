@@ -73,7 +73,18 @@ var (
 	textDuration = regexp.MustCompile(`  [0-9.]+(µs|ms|s) +`)
 )
 
+// What the chain chooses anew for every admission: uids, creation times, the service account
+// token volume's random name.
+var (
+	uids        = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	timestamps  = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z`)
+	tokenVolume = regexp.MustCompile(`kube-api-access-[a-z0-9]{5}`)
+)
+
 func normalize(s string) string {
+	s = uids.ReplaceAllString(s, "<uid>")
+	s = timestamps.ReplaceAllString(s, "<time>")
+	s = tokenVolume.ReplaceAllString(s, "kube-api-access-<random>")
 	s = jsonDuration.ReplaceAllString(s, `"durationSeconds": 0`)
 	s = yamlDuration.ReplaceAllString(s, `durationSeconds: 0`)
 	return textDuration.ReplaceAllString(s, "  <dur>     ")

@@ -11,9 +11,11 @@ import (
 
 	"github.com/pmezard/go-difflib/difflib"
 	"golang.org/x/term"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/patch"
 )
 
 // ANSI colours for the diff and the decision.
@@ -40,43 +42,41 @@ func useColor(mode string, w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// printReviewText prints the webhook table, the decision, the warnings and the diff.
-func printReviewText(w io.Writer, req *dispatch.Request, res *dispatch.Result, color bool) error {
+// textOptions shape the text output.
+type textOptions struct {
+	color bool
+	// verbose lists every step of the chain (also skipped webhooks and plugins that changed
+	// nothing) and the whole change from the submitted object to the stored one.
+	verbose bool
+}
+
+// printReviewText prints one object's review: the steps of the chain, the decision, warnings,
+// what failed open, and what admission changed.
+func printReviewText(w io.Writer, req *dispatch.Request, res *dispatch.Result, opts textOptions) error {
 	paint := func(code, s string) string {
-		if !color {
+		if !opts.color {
 			return s
 		}
 		return code + s + ansiReset
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "WEBHOOK\tCONFIGURATION\tTYPE\tROUND\tOUTCOME\tDURATION\tDETAIL")
-	for _, h := range res.Webhooks {
-		duration := "-"
-		if h.Outcome != dispatch.OutcomeSkipped {
-			duration = h.Duration.Round(10 * time.Microsecond).String()
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", h.Name, h.Configuration, h.Type, h.Round, h.Outcome, duration, detail(h))
-	}
-	if len(res.Webhooks) == 0 {
-		fmt.Fprintln(tw, "(no webhooks configured)\t\t\t\t\t\t")
-	}
-	if err := tw.Flush(); err != nil {
+	if err := printSteps(w, res, opts.verbose); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
 
 	subject := fmt.Sprintf("%s %s", req.Operation, req.Kind.Kind)
-	if name := req.Name; name != "" {
+	if name := requestName(req); name != "" {
 		subject += " " + name
+	}
+	if req.DryRun {
+		subject += " (dry run)"
 	}
 	if res.Allowed {
 		fmt.Fprintf(w, "%s: %s\n", paint(ansiBold+ansiGreen, "ADMITTED"), subject)
 	} else {
 		fmt.Fprintf(w, "%s: %s (%d %s)\n  %s\n", paint(ansiBold+ansiRed, "REJECTED"), subject, res.Status.Code, res.Status.Reason, res.Status.Message)
-		if res.Status.Details != nil {
-			for _, c := range res.Status.Details.Causes {
-				fmt.Fprintf(w, "  - %s: %s\n", c.Field, c.Message)
-			}
+		for _, cause := range extraCauses(res.Status) {
+			fmt.Fprintf(w, "  - %s\n", cause)
 		}
 	}
 	if len(res.Warnings) > 0 {
@@ -85,25 +85,126 @@ func printReviewText(w io.Writer, req *dispatch.Request, res *dispatch.Result, c
 			fmt.Fprintf(w, "  - %s\n", warning)
 		}
 	}
-	if len(res.Patch) == 0 {
+	var failedOpen []dispatch.WebhookResult
+	for _, h := range res.Webhooks {
+		if h.Outcome == dispatch.OutcomeFailedOpen {
+			failedOpen = append(failedOpen, h)
+		}
+	}
+	if len(failedOpen) > 0 {
+		fmt.Fprintln(w, "\nFailed open (failurePolicy Ignore: admitted without them):")
+		for _, h := range failedOpen {
+			fmt.Fprintf(w, "  - %s: %s\n", h.Name, h.Reason)
+		}
+	}
+	if err := printChange(w, "Changes made by admission", res.Decoded, res.Mutated, paint); err != nil {
+		return err
+	}
+	if opts.verbose {
+		return printChange(w, "From the submitted object to the admitted one", req.Object, res.Object, paint)
+	}
+	return nil
+}
+
+// printSteps prints the chain's steps as a table. Without verbose, webhooks that were not
+// called and plugins that neither changed nor rejected anything are counted, not listed.
+func printSteps(w io.Writer, res *dispatch.Result, verbose bool) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "STEP\tTYPE\tROUND\tOUTCOME\tDURATION\tDETAIL")
+	shown, skippedHooks, quietPlugins := 0, 0, 0
+	for _, h := range res.Webhooks {
+		webhook := h.Type == "mutating" || h.Type == "validating"
+		quiet := h.Outcome == dispatch.OutcomeSkipped || (!webhook && h.Outcome == dispatch.OutcomeAllowed)
+		if quiet && !verbose {
+			if webhook {
+				skippedHooks++
+			} else {
+				quietPlugins++
+			}
+			continue
+		}
+		duration := "-"
+		if h.Outcome != dispatch.OutcomeSkipped {
+			duration = h.Duration.Round(10 * time.Microsecond).String()
+		}
+		typ := h.Type
+		if webhook {
+			typ += " webhook"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", h.Name, typ, h.Round, h.Outcome, duration, detail(h))
+		shown++
+	}
+	if shown == 0 {
+		fmt.Fprintln(tw, "(nothing ran)\t\t\t\t\t")
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	var notes []string
+	if skippedHooks > 0 {
+		notes = append(notes, plural(skippedHooks, "webhook", "webhooks")+" not called")
+	}
+	if quietPlugins > 0 {
+		notes = append(notes, plural(quietPlugins, "built-in step", "built-in steps")+" changed nothing")
+	}
+	if len(notes) > 0 {
+		fmt.Fprintf(w, "(%s; -v lists every step)\n", strings.Join(notes, ", "))
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// extraCauses are the causes of a rejection that its message does not already say.
+func extraCauses(status *metav1.Status) []string {
+	if status.Details == nil {
 		return nil
 	}
-	before, err := yaml.JSONToYAML(req.Object)
+	var out []string
+	for _, c := range status.Details.Causes {
+		text := c.Message
+		if c.Field != "" {
+			text = c.Field + ": " + c.Message
+		}
+		if strings.Contains(status.Message, text) {
+			continue
+		}
+		out = append(out, text)
+	}
+	return out
+}
+
+// printChange prints a unified diff of two objects as YAML under a title, nothing when they are
+// equal.
+func printChange(w io.Writer, title string, from, to json.RawMessage, paint func(code, s string) string) error {
+	if len(from) == 0 || len(to) == 0 {
+		return nil
+	}
+	ops, err := patch.Diff(from, to)
+	if err != nil || len(ops) == 0 {
+		return err
+	}
+	before, err := yaml.JSONToYAML(from)
 	if err != nil {
 		return err
 	}
-	after, err := yaml.JSONToYAML(res.Object)
+	after, err := yaml.JSONToYAML(to)
 	if err != nil {
 		return err
 	}
 	diff, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
 		A: difflib.SplitLines(string(before)), B: difflib.SplitLines(string(after)),
-		FromFile: "submitted", ToFile: "admitted", Context: 3,
+		FromFile: "before", ToFile: "after", Context: 3,
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nChanges (%d patch operations):\n", len(res.Patch))
+	fmt.Fprintf(w, "\n%s (%s):\n", title, plural(len(ops), "patch operation", "patch operations"))
 	for _, line := range strings.SplitAfter(diff, "\n") {
 		switch {
 		case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
@@ -141,7 +242,7 @@ func detail(h dispatch.WebhookResult) string {
 }
 
 // printReviewsText prints each object's review under a heading naming it, then a summary line.
-func printReviewsText(w io.Writer, reviews []*reviewed, color bool) error {
+func printReviewsText(w io.Writer, reviews []*reviewed, opts textOptions) error {
 	admitted, rejected, failed := 0, 0, 0
 	for i, r := range reviews {
 		if i > 0 {
@@ -162,7 +263,7 @@ func printReviewsText(w io.Writer, reviews []*reviewed, color bool) error {
 		} else {
 			rejected++
 		}
-		if err := printReviewText(w, r.request, r.result, color); err != nil {
+		if err := printReviewText(w, r.request, r.result, opts); err != nil {
 			return err
 		}
 	}

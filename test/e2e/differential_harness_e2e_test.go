@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -29,6 +30,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
+	"github.com/admitkit/admit/chain"
 	"github.com/admitkit/admit/dispatch"
 	"github.com/admitkit/admit/dispatch/convert"
 	"github.com/admitkit/admit/dispatch/live"
@@ -554,7 +556,7 @@ func (r *scenarioRun) throughAPIServer(t *testing.T) (*outcome, string, []string
 	generatedName := ""
 	if admitted != nil && w.op != admissionv1.Delete {
 		// Through JSON, so that numbers compare as the dispatcher's do.
-		out.Object = r.normalise(decodeObject(mustJSON(t, admitted.Object)))
+		out.Object = r.admitted(decodeObject(mustJSON(t, admitted.Object)))
 		if w.generateName {
 			generatedName = admitted.GetName()
 		}
@@ -641,17 +643,32 @@ func (r *scenarioRun) throughDispatcher(t *testing.T, generatedName string) (*ou
 		req.Options = mustJSON(t, metav1.DeleteOptions{TypeMeta: metav1.TypeMeta{Kind: "DeleteOptions", APIVersion: "meta.k8s.io/v1"}, DryRun: dryRun})
 	}
 
-	d, err := dispatch.New(dispatch.Options{
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	opts := dispatch.Options{
 		Mutating: r.mutating, Validating: r.validating,
 		Namespaces: live.Namespaces{Client: env.Client},
-		Resources:  r.mapper, Converter: r.converter,
+		Resources:  r.mapper,
 		Conditions: matchconditions.Compiler(nil),
-	})
+	}
+	state, err := chain.ReadCluster(ctx, env.Client, []string{r.namespace})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	if r.sc.crd != nil {
+		crds = append(crds, r.sc.crd)
+	}
+	c, err := chain.New(ctx, chain.Config{Objects: state, CRDs: crds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Apply(&opts)
+	d, err := dispatch.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
 	result, err := d.Admit(ctx, req)
 	if err != nil {
 		t.Fatalf("Admit: %v", err)
@@ -665,39 +682,94 @@ func (r *scenarioRun) throughDispatcher(t *testing.T, generatedName string) (*ou
 		out.Warnings = nil // client-go reports no warnings as nil
 	}
 	if result.Allowed && w.op != admissionv1.Delete {
-		out.Object = r.normalise(decodeObject(result.Object))
+		out.Object = r.admitted(decodeObject(result.Object))
 	}
 	uids := r.record(out)
 	return out, result, uids
 }
 
-// normalise keeps the parts of an object compared (see the top of this file).
+// normalise makes an object comparable across the two sides: what the apiserver or chance
+// chooses anew for each write (see the top of this file) becomes a placeholder, and an empty map
+// of labels or annotations is no map.
 func (r *scenarioRun) normalise(obj map[string]any) map[string]any {
 	if obj == nil {
 		return nil
 	}
-	out := map[string]any{}
-	fields := r.sc.fields
-	if fields == nil {
-		fields = []string{"data"}
-	}
-	for _, f := range append([]string{"apiVersion", "kind"}, fields...) {
-		if v, ok := obj[f]; ok {
-			out[f] = v
-		}
-	}
-	if meta, ok := obj["metadata"].(map[string]any); ok {
-		kept := map[string]any{}
-		for _, f := range []string{"name", "generateName", "namespace", "labels", "annotations", "finalizers"} {
-			// An empty map of labels or annotations is no map: the apiserver's typed objects
-			// drop it when they are encoded, the dispatcher's JSON keeps what a patch left.
-			if v, ok := meta[f]; ok && !isEmptyMap(v) {
-				kept[f] = v
+	out := deepCopyMap(obj)
+	if meta, ok := out["metadata"].(map[string]any); ok {
+		delete(meta, "managedFields")
+		for _, f := range []string{"uid", "resourceVersion", "creationTimestamp"} {
+			if _, ok := meta[f]; ok {
+				meta[f] = "<" + f + ">"
 			}
 		}
-		out["metadata"] = kept
+		for _, f := range []string{"labels", "annotations"} {
+			if isEmptyMap(meta[f]) {
+				delete(meta, f)
+			}
+		}
+		if uid, ok := obj["metadata"].(map[string]any)["uid"].(string); ok && uid != "" {
+			out = replaceStrings(out, uid, "<uid>").(map[string]any)
+		}
+	}
+	return replaceRandom(out).(map[string]any)
+}
+
+// admitted normalises the admitted object, whose resource version only the storage sets.
+func (r *scenarioRun) admitted(obj map[string]any) map[string]any {
+	out := r.normalise(obj)
+	if meta, ok := out["metadata"].(map[string]any); ok {
+		delete(meta, "resourceVersion")
 	}
 	return out
+}
+
+// randomTokenVolume is the projected service account token volume's name, random per pod.
+var randomTokenVolume = regexp.MustCompile(`^kube-api-access-[a-z0-9]{5}$`)
+
+// replaceRandom replaces the values chance picks: token volume names and allocated cluster IPs.
+func replaceRandom(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			switch k {
+			case "clusterIP", "clusterIPs":
+				v[k] = "<allocated>"
+			default:
+				v[k] = replaceRandom(e)
+			}
+		}
+		return v
+	case []any:
+		for i, e := range v {
+			v[i] = replaceRandom(e)
+		}
+		return v
+	case string:
+		if randomTokenVolume.MatchString(v) {
+			return "kube-api-access-<random>"
+		}
+	}
+	return v
+}
+
+// replaceStrings replaces every string value equal to from.
+func replaceStrings(v any, from, to string) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			v[k] = replaceStrings(e, from, to)
+		}
+	case []any:
+		for i, e := range v {
+			v[i] = replaceStrings(e, from, to)
+		}
+	case string:
+		if v == from {
+			return to
+		}
+	}
+	return v
 }
 
 // checkWant checks the apiserver decided what the scenario expects.

@@ -1,0 +1,116 @@
+package chain
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/dispatch/live"
+)
+
+// Config is what a Chain knows of the cluster it stands for.
+type Config struct {
+	// Objects are the cluster's state that admission reads: Namespaces, ServiceAccounts,
+	// PriorityClasses, LimitRanges, ResourceQuotas, StorageClasses, IngressClasses,
+	// RuntimeClasses... (typed client-go objects or unstructured ones of built-in kinds).
+	Objects []runtime.Object
+	// CRDs are the CustomResourceDefinitions whose custom resources are admitted: their schemas
+	// prune, default and validate, and their conversion converts.
+	CRDs []*apiextensionsv1.CustomResourceDefinition
+	// Namespaces are namespaces that exist although Objects do not list them, as a fresh
+	// cluster's namespaces do: typically those of the objects to admit. Each gets its name label
+	// and a default ServiceAccount.
+	Namespaces []string
+	// Now is the clock of creation timestamps; default time.Now. NewUID gives the uid of each
+	// created object; default random UUIDs.
+	Now    func() time.Time
+	NewUID func() string
+}
+
+// Chain is kube-apiserver's admission path around the webhooks, ready to be given to a
+// dispatcher with Apply. It is safe for concurrent admissions. Close stops it.
+type Chain struct {
+	codec        *codec
+	preparer     *preparer
+	cluster      *cluster
+	before       []dispatch.Plugin
+	after        []dispatch.ValidatingPlugin
+	pluginsNames []string
+}
+
+// New builds the chain for cfg: the cluster state, the built-in admission plugins initialized
+// on it (their informers started and synced), the codec and the registry's preparation.
+func New(ctx context.Context, cfg Config) (*Chain, error) {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.NewUID == nil {
+		cfg.NewUID = uuid.NewString
+	}
+	custom, err := newCustomResources(cfg.CRDs)
+	if err != nil {
+		return nil, err
+	}
+	c := newCodec(custom)
+	state, err := newCluster(cfg.Objects, cfg.Namespaces)
+	if err != nil {
+		return nil, err
+	}
+	before, after, err := initPlugins(state, c)
+	if err != nil {
+		state.close()
+		return nil, err
+	}
+	if err := state.start(ctx); err != nil {
+		state.close()
+		return nil, err
+	}
+	ch := &Chain{
+		codec: c, cluster: state, before: before, after: after,
+		preparer: &preparer{codec: c, custom: custom, strategies: registryStrategies(), clock: clock{now: cfg.Now, newUID: cfg.NewUID}},
+	}
+	return ch, nil
+}
+
+// Close stops the chain's informers.
+func (c *Chain) Close() { c.cluster.close() }
+
+// Assumed says what the chain assumed of the cluster beyond the objects it was given, in
+// sentences: what a fresh 1.36 cluster has.
+func (c *Chain) Assumed() []string { return append([]string(nil), c.cluster.assumed...) }
+
+// Apply sets the dispatcher options that make a Dispatcher run the whole chain: the codec and
+// converter, the built-in admission plugins, the registry's preparation, and namespace labels
+// from the cluster state. Options already set by the caller are kept.
+func (c *Chain) Apply(opts *dispatch.Options) {
+	if opts.Codec == nil {
+		opts.Codec = c.codec
+	}
+	if opts.Converter == nil {
+		opts.Converter = c.codec
+	}
+	if opts.Preparer == nil {
+		opts.Preparer = c.preparer
+	}
+	if opts.Namespaces == nil {
+		opts.Namespaces = live.ListerNamespaces{Lister: c.cluster.informers.Core().V1().Namespaces().Lister(), Client: c.cluster.client}
+	}
+	opts.Plugins = append(append([]dispatch.Plugin(nil), c.before...), opts.Plugins...)
+	opts.PluginsAfterWebhooks = append(append([]dispatch.ValidatingPlugin(nil), opts.PluginsAfterWebhooks...), c.after...)
+}
+
+// PluginNames lists the built-in admission plugins the chain runs, in order.
+func (c *Chain) PluginNames() []string {
+	var names []string
+	for _, p := range c.before {
+		names = append(names, p.Name())
+	}
+	for _, p := range c.after {
+		names = append(names, p.Name())
+	}
+	return names
+}

@@ -1,0 +1,358 @@
+package chain
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	runtimejson "k8s.io/apimachinery/pkg/runtime/serializer/json"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apiserver/pkg/endpoints/handlers"
+	"k8s.io/apiserver/pkg/registry/rest"
+
+	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/patch"
+)
+
+// codec reads and writes built-in objects as kube-apiserver does, with its scheme: the request
+// body decoded by the handler's decoder (strict field checks, defaulting, conversion to the
+// internal version), patched objects decoded into the webhook's version and defaulted, and
+// conversions between versions through the internal one. Kinds the scheme does not know are
+// custom resources (see customResources) or passed on as they are.
+type codec struct {
+	scheme *runtime.Scheme
+	codecs serializer.CodecFactory
+	// plain decodes JSON into a Go type without defaulting or converting, as the webhook plugin
+	// decodes a patched object.
+	plain  *runtimejson.Serializer
+	custom *customResources
+	// internals remembers the internal object each recently encoded built-in object came from:
+	// the apiserver converts for a webhook of another version from its internal object, and a
+	// conversion from the encoding instead can differ (an autoscaling/v1 HPA's metrics
+	// annotations round-trip to values the internal object does not have).
+	internals *internalCache
+}
+
+func newCodec(custom *customResources) *codec {
+	scheme, codecs := kubeScheme()
+	return &codec{
+		scheme: scheme, codecs: codecs, custom: custom,
+		plain:     runtimejson.NewSerializerWithOptions(runtimejson.DefaultMetaFactory, scheme, scheme, runtimejson.SerializerOptions{}),
+		internals: newInternalCache(1024),
+	}
+}
+
+// builtin reports whether kind is one of the scheme's (a built-in kind).
+func (c *codec) builtin(kind schema.GroupVersionKind) bool { return c.scheme.Recognizes(kind) }
+
+// Decode implements dispatch.Codec.
+func (c *codec) Decode(ctx context.Context, req *dispatch.Request) (*dispatch.Decoded, error) {
+	if !c.builtin(req.Kind) {
+		if c.custom.knows(req.Kind) {
+			return c.custom.decode(req)
+		}
+		return &dispatch.Decoded{Object: req.Object, OldObject: req.OldObject}, nil
+	}
+	out := &dispatch.Decoded{}
+	if len(req.Object) > 0 && req.Operation != admissionv1.Connect {
+		obj, warnings, err := c.decodeRequestObject(req)
+		if err != nil {
+			return nil, err
+		}
+		if out.Object, err = c.fromInternal(obj, req.Kind); err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		out.Warnings = warnings
+	} else {
+		out.Object = req.Object
+	}
+	if len(req.OldObject) > 0 {
+		old, err := c.decodeStored(req.OldObject, req.Kind)
+		if err != nil {
+			return nil, apierrors.NewInternalError(fmt.Errorf("decoding the old object: %w", err))
+		}
+		if objectMeta, err := meta.Accessor(old); err == nil {
+			storedVersion(objectMeta)
+		}
+		if out.OldObject, err = c.fromInternal(old, req.Kind); err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+	}
+	return out, nil
+}
+
+// decodeRequestObject is the create and update handlers' reading of the body, up to mutating
+// admission: the decoder to the internal version (defaulting on the way), the field validation
+// directive, the API version check, system metadata wiped on CREATE, the namespace reconciled
+// with the request's, and duplicate owner references dropped with a warning.
+func (c *codec) decodeRequestObject(req *dispatch.Request) (runtime.Object, []string, error) {
+	directive, err := fieldValidation(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	info, ok := runtime.SerializerInfoForMediaType(c.codecs.SupportedMediaTypes(), runtime.ContentTypeJSON)
+	if !ok {
+		return nil, nil, apierrors.NewInternalError(fmt.Errorf("no JSON serializer"))
+	}
+	decodeWith := info.Serializer
+	if directive == metav1.FieldValidationWarn || directive == metav1.FieldValidationStrict {
+		decodeWith = info.StrictSerializer
+	}
+	internal := schema.GroupVersion{Group: req.Kind.Group, Version: runtime.APIVersionInternal}
+	into, err := c.scheme.New(internal.WithKind(req.Kind.Kind))
+	if err != nil {
+		return nil, nil, apierrors.NewInternalError(err)
+	}
+	defaultKind := req.Kind
+	obj, gvk, err := c.codecs.DecoderToVersion(decodeWith, internal).Decode(req.Object, &defaultKind, into)
+	var warnings []string
+	if err != nil {
+		strictErr, isStrict := runtime.AsStrictDecodingError(err)
+		switch {
+		case isStrict && obj != nil && directive == metav1.FieldValidationWarn:
+			for _, e := range strictErr.Errors() {
+				warnings = append(warnings, e.Error())
+			}
+		default:
+			return nil, nil, decodeError(req.Kind, gvk, into, err)
+		}
+	}
+	if gvk.GroupVersion() != req.Kind.GroupVersion() {
+		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", gvk.GroupVersion(), req.Kind.GroupVersion()))
+	}
+	objectMeta, err := meta.Accessor(obj)
+	if err != nil {
+		return obj, warnings, nil // no metadata: nothing more the handler does
+	}
+	if req.Operation == admissionv1.Create {
+		rest.WipeObjectMetaSystemFields(objectMeta)
+	}
+	if err := rest.EnsureObjectNamespaceMatchesRequestNamespace(rest.ExpectedNamespaceForResource(req.Namespace, req.Resource), objectMeta); err != nil {
+		return nil, nil, err
+	}
+	if refs, duplicates := dedupOwnerReferences(objectMeta.GetOwnerReferences()); len(duplicates) > 0 {
+		warnings = append(warnings, duplicateOwnerReferencesWarning(duplicates))
+		objectMeta.SetOwnerReferences(refs)
+	}
+	return obj, warnings, nil
+}
+
+// storedVersion gives an old object without a resource version the one every stored object
+// has: an old object read from a file instead of the storage may lack it, and an UPDATE must
+// name the version it replaces (the registry copies it into the new object when the client sent
+// none).
+func storedVersion(objectMeta metav1.Object) {
+	if objectMeta.GetResourceVersion() == "" {
+		objectMeta.SetResourceVersion("1")
+	}
+}
+
+// decodeError is the handler's 400 for a body that does not decode.
+func decodeError(kind schema.GroupVersionKind, gvk *schema.GroupVersionKind, into runtime.Object, err error) error {
+	if gvk != nil && gvk.Kind != "" {
+		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", gvk.Kind, gvk.Version, kind.Kind, err))
+	}
+	return apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): %v", kind.Kind, err))
+}
+
+// fieldValidation reads the request's field validation directive; the apiserver's default is
+// Warn.
+func fieldValidation(req *dispatch.Request) (string, error) {
+	if len(req.Options) == 0 {
+		return metav1.FieldValidationWarn, nil
+	}
+	var options struct {
+		FieldValidation string `json:"fieldValidation"`
+	}
+	if err := json.Unmarshal(req.Options, &options); err != nil {
+		return "", apierrors.NewBadRequest(fmt.Sprintf("decoding the request options: %v", err))
+	}
+	switch options.FieldValidation {
+	case "":
+		return metav1.FieldValidationWarn, nil
+	case metav1.FieldValidationIgnore, metav1.FieldValidationWarn, metav1.FieldValidationStrict:
+		return options.FieldValidation, nil
+	}
+	return "", apierrors.NewBadRequest(fmt.Sprintf("fieldValidation must be one of %q, %q or %q, got %q",
+		metav1.FieldValidationIgnore, metav1.FieldValidationWarn, metav1.FieldValidationStrict, options.FieldValidation))
+}
+
+// decodeStored reads an object as the storage returns it: decoded (leniently) and defaulted into
+// the internal version.
+func (c *codec) decodeStored(data []byte, kind schema.GroupVersionKind) (runtime.Object, error) {
+	info, _ := runtime.SerializerInfoForMediaType(c.codecs.SupportedMediaTypes(), runtime.ContentTypeJSON)
+	internal := schema.GroupVersion{Group: kind.Group, Version: runtime.APIVersionInternal}
+	obj, _, err := c.codecs.DecoderToVersion(info.Serializer, internal).Decode(data, &kind, nil)
+	return obj, err
+}
+
+// toInternal reads an object already decoded and defaulted (JSON in kind's version) into the
+// internal version, without defaulting it again.
+func (c *codec) toInternal(data []byte, kind schema.GroupVersionKind) (runtime.Object, error) {
+	versioned, err := c.decodePlain(data, kind)
+	if err != nil {
+		return nil, err
+	}
+	internal, err := c.scheme.New(schema.GroupVersion{Group: kind.Group, Version: runtime.APIVersionInternal}.WithKind(kind.Kind))
+	if err != nil {
+		return nil, err
+	}
+	if err := c.scheme.Convert(versioned, internal, nil); err != nil {
+		return nil, err
+	}
+	return internal, nil
+}
+
+// fromInternal converts an internal object to kind's version and encodes it as the webhook
+// plugin does. The encoding is remembered with a copy of the internal object.
+func (c *codec) fromInternal(obj runtime.Object, kind schema.GroupVersionKind) (json.RawMessage, error) {
+	versioned, err := c.scheme.ConvertToVersion(obj, kind.GroupVersion())
+	if err != nil {
+		return nil, err
+	}
+	out, err := json.Marshal(versioned)
+	if err != nil {
+		return nil, err
+	}
+	c.internals.put(out, obj.DeepCopyObject())
+	return out, nil
+}
+
+// decodePlain decodes JSON into kind's Go type, without defaults or conversion.
+func (c *codec) decodePlain(data []byte, kind schema.GroupVersionKind) (runtime.Object, error) {
+	into, err := c.scheme.New(kind)
+	if err != nil {
+		return nil, err
+	}
+	obj, _, err := c.plain.Decode(data, nil, into)
+	return obj, err
+}
+
+// Patched implements dispatch.Codec: what the mutating webhook plugin does with a patched
+// object. The apiserver compares the decoded objects before defaulting the new one.
+func (c *codec) Patched(kind schema.GroupVersionKind, before, patched json.RawMessage) (json.RawMessage, bool, error) {
+	if !c.builtin(kind) {
+		if c.custom.knows(kind) {
+			return c.custom.patched(kind, before, patched)
+		}
+		return patched, !jsonEqual(before, patched), nil
+	}
+	previous, err := c.decodePlain(before, kind)
+	if err != nil {
+		return nil, false, apierrors.NewInternalError(err)
+	}
+	next, err := c.decodePlain(patched, kind)
+	if err != nil {
+		return nil, false, apierrors.NewInternalError(err)
+	}
+	changed := !apiequality.Semantic.DeepEqual(previous, next)
+	c.scheme.Default(next)
+	out, err := json.Marshal(next)
+	if err != nil {
+		return nil, false, apierrors.NewInternalError(err)
+	}
+	return out, changed, nil
+}
+
+// Convert implements dispatch.Converter: an object converted to another version of its kind
+// through the internal version, as the apiserver converts for a webhook matched by an
+// equivalent resource (from its internal object) and back (a patched object into the internal
+// one). Custom resources convert as their CRD says.
+func (c *codec) Convert(object json.RawMessage, to schema.GroupVersionKind) (json.RawMessage, error) {
+	if !c.builtin(to) {
+		return c.custom.convert(object, to)
+	}
+	internal := c.internals.get(object)
+	if internal == nil {
+		versioned, from, err := c.codecs.UniversalDeserializer().Decode(object, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		// The internal version of the object's own group: events.k8s.io and core Events share
+		// one internal type, reached from each group's versions.
+		if internal, err = c.scheme.ConvertToVersion(versioned, schema.GroupVersion{Group: from.Group, Version: runtime.APIVersionInternal}); err != nil {
+			return nil, err
+		}
+	}
+	return c.fromInternal(internal, to)
+}
+
+// jsonEqual compares two JSON documents by value.
+func jsonEqual(x, y json.RawMessage) bool {
+	if string(x) == string(y) {
+		return true
+	}
+	ops, err := patch.Diff(x, y)
+	return err == nil && len(ops) == 0
+}
+
+// duplicateOwnerReferencesWarning is the handler's warning about dropped owner references.
+func duplicateOwnerReferencesWarning(uids []string) string {
+	return fmt.Sprintf(handlers.DuplicateOwnerReferencesWarningFormat, strings.Join(uids, ", "))
+}
+
+// dedupOwnerReferences drops owner references equal to an earlier one, as the apiserver's
+// handler does, and returns the UIDs of those dropped.
+func dedupOwnerReferences(refs []metav1.OwnerReference) ([]metav1.OwnerReference, []string) {
+	seen := map[types.UID]bool{}
+	var kept []metav1.OwnerReference
+	var duplicates []string
+	for _, ref := range refs {
+		if seen[ref.UID] && slices.ContainsFunc(kept, func(k metav1.OwnerReference) bool { return apiequality.Semantic.DeepEqual(k, ref) }) {
+			duplicates = append(duplicates, string(ref.UID))
+			continue
+		}
+		seen[ref.UID] = true
+		kept = append(kept, ref)
+	}
+	return kept, duplicates
+}
+
+// internalCache maps encoded objects to the internal objects they were encoded from, keeping
+// the most recent ones.
+type internalCache struct {
+	mu      sync.Mutex
+	max     int
+	objects map[string]runtime.Object
+	order   []string
+}
+
+func newInternalCache(max int) *internalCache {
+	return &internalCache{max: max, objects: map[string]runtime.Object{}}
+}
+
+func (c *internalCache) put(encoded []byte, obj runtime.Object) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := string(encoded)
+	if _, ok := c.objects[key]; ok {
+		return
+	}
+	if len(c.order) >= c.max {
+		delete(c.objects, c.order[0])
+		c.order = c.order[1:]
+	}
+	c.objects[key] = obj
+	c.order = append(c.order, key)
+}
+
+// get returns a copy of the internal object encoded as encoded, or nil.
+func (c *internalCache) get(encoded []byte) runtime.Object {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if obj, ok := c.objects[string(encoded)]; ok {
+		return obj.DeepCopyObject()
+	}
+	return nil
+}

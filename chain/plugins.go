@@ -1,0 +1,321 @@
+package chain
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/admission"
+	genericinitializer "k8s.io/apiserver/pkg/admission/initializer"
+	"k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle"
+	"k8s.io/apiserver/pkg/admission/plugin/resourcequota"
+	auditinternal "k8s.io/apiserver/pkg/apis/audit"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/component-base/compatibility"
+	controlplaneadmission "k8s.io/kubernetes/pkg/controlplane/apiserver/admission"
+	"k8s.io/kubernetes/pkg/kubeapiserver/admission/exclusion"
+	quotainstall "k8s.io/kubernetes/pkg/quota/v1/install"
+	certapproval "k8s.io/kubernetes/plugin/pkg/admission/certificates/approval"
+	"k8s.io/kubernetes/plugin/pkg/admission/certificates/ctbattest"
+	certsigning "k8s.io/kubernetes/plugin/pkg/admission/certificates/signing"
+	certsubjectrestriction "k8s.io/kubernetes/plugin/pkg/admission/certificates/subjectrestriction"
+	"k8s.io/kubernetes/plugin/pkg/admission/defaulttolerationseconds"
+	jobadmission "k8s.io/kubernetes/plugin/pkg/admission/job"
+	"k8s.io/kubernetes/plugin/pkg/admission/limitranger"
+	"k8s.io/kubernetes/plugin/pkg/admission/network/defaultingressclass"
+	"k8s.io/kubernetes/plugin/pkg/admission/nodedeclaredfeatures"
+	"k8s.io/kubernetes/plugin/pkg/admission/nodetaint"
+	"k8s.io/kubernetes/plugin/pkg/admission/podgroup"
+	"k8s.io/kubernetes/plugin/pkg/admission/podresize"
+	"k8s.io/kubernetes/plugin/pkg/admission/podtopologylabels"
+	podpriority "k8s.io/kubernetes/plugin/pkg/admission/priority"
+	"k8s.io/kubernetes/plugin/pkg/admission/runtimeclass"
+	"k8s.io/kubernetes/plugin/pkg/admission/scheduling/podgroupprotection"
+	"k8s.io/kubernetes/plugin/pkg/admission/security/podsecurity"
+	"k8s.io/kubernetes/plugin/pkg/admission/serviceaccount"
+	"k8s.io/kubernetes/plugin/pkg/admission/storage/persistentvolume/resize"
+	"k8s.io/kubernetes/plugin/pkg/admission/storage/storageclass/setdefault"
+	"k8s.io/kubernetes/plugin/pkg/admission/storage/storageobjectinuseprotection"
+
+	"github.com/admitkit/admit/dispatch"
+)
+
+// builtinPlugins are the admission plugins kube-apiserver 1.36 enables by default, in its order,
+// without the webhook and admission policy plugins: the dispatcher calls the webhooks itself.
+// ResourceQuota runs after the validating webhooks (the last element). Those that check a feature
+// gate do nothing while it is off, as in the apiserver.
+func builtinPlugins() []string {
+	return []string{
+		lifecycle.PluginName,                    // NamespaceLifecycle
+		limitranger.PluginName,                  // LimitRanger
+		serviceaccount.PluginName,               // ServiceAccount
+		nodetaint.PluginName,                    // TaintNodesByCondition
+		podsecurity.PluginName,                  // PodSecurity
+		podpriority.PluginName,                  // Priority
+		defaulttolerationseconds.PluginName,     // DefaultTolerationSeconds
+		setdefault.PluginName,                   // DefaultStorageClass
+		storageobjectinuseprotection.PluginName, // StorageObjectInUseProtection
+		podgroupprotection.PluginName,           // PodGroupProtection
+		resize.PluginName,                       // PersistentVolumeClaimResize
+		runtimeclass.PluginName,                 // RuntimeClass
+		certapproval.PluginName,                 // CertificateApproval
+		certsigning.PluginName,                  // CertificateSigning
+		ctbattest.PluginName,                    // ClusterTrustBundleAttest
+		certsubjectrestriction.PluginName,       // CertificateSubjectRestriction
+		defaultingressclass.PluginName,          // DefaultIngressClass
+		podtopologylabels.PluginName,            // PodTopologyLabels
+		podgroup.PluginName,                     // PodGroupWorkloadExists
+		nodedeclaredfeatures.PluginName,         // NodeDeclaredFeatureValidator
+		jobadmission.PluginName,                 // JobValidation
+		podresize.PluginName,                    // PodResizeValidator
+		resourcequota.PluginName,                // ResourceQuota
+	}
+}
+
+// registerPlugins registers the factories of builtinPlugins.
+func registerPlugins(plugins *admission.Plugins) {
+	lifecycle.Register(plugins)
+	limitranger.Register(plugins)
+	serviceaccount.Register(plugins)
+	nodetaint.Register(plugins)
+	podsecurity.Register(plugins)
+	podpriority.Register(plugins)
+	defaulttolerationseconds.Register(plugins)
+	setdefault.Register(plugins)
+	storageobjectinuseprotection.Register(plugins)
+	podgroupprotection.Register(plugins)
+	resize.Register(plugins)
+	runtimeclass.Register(plugins)
+	certapproval.Register(plugins)
+	certsigning.Register(plugins)
+	ctbattest.Register(plugins)
+	certsubjectrestriction.Register(plugins)
+	defaultingressclass.Register(plugins)
+	podtopologylabels.Register(plugins)
+	podgroup.Register(plugins)
+	nodedeclaredfeatures.Register(plugins)
+	jobadmission.Register(plugins)
+	podresize.Register(plugins)
+	resourcequota.Register(plugins)
+}
+
+// allowAll authorizes everything: a request that reaches admission was authorized for what it
+// does, and the plugins that ask more (certificate signers, policy parameters) are given the
+// benefit of the doubt offline.
+type allowAll struct{}
+
+func (allowAll) Authorize(context.Context, authorizer.Attributes) (authorizer.Decision, string, error) {
+	return authorizer.DecisionAllow, "", nil
+}
+
+// initPlugins builds the built-in plugins with the apiserver's initializers, fed by the cluster
+// state, and returns them in order: those before the webhooks, and ResourceQuota after them.
+func initPlugins(c *cluster, codec *codec) (before []dispatch.Plugin, after []dispatch.ValidatingPlugin, err error) {
+	registry := admission.NewPlugins()
+	registerPlugins(registry)
+	quota, err := quotainstall.NewQuotaConfigurationForAdmission(c.informers, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("quota configuration: %w", err)
+	}
+	initializers := admission.PluginInitializers{
+		genericinitializer.New(c.clientset(), nil, c.informers, allowAll{}, utilfeature.DefaultFeatureGate,
+			compatibility.NewEffectiveVersionFromString(kubeVersion, "", ""), c.stop, nil),
+		controlplaneadmission.NewPluginInitializer(quota, exclusion.Excluded()),
+	}
+	for _, name := range builtinPlugins() {
+		plugin, err := registry.InitPlugin(name, nil, initializers)
+		if err != nil {
+			return nil, nil, fmt.Errorf("admission plugin %s: %w", name, err)
+		}
+		if plugin == nil {
+			continue
+		}
+		b := &builtin{name: name, plugin: plugin, codec: codec, interfaces: admission.NewObjectInterfacesFromScheme(codec.scheme)}
+		_, mutates := plugin.(admission.MutationInterface)
+		_, validates := plugin.(admission.ValidationInterface)
+		switch {
+		case name == resourcequota.PluginName:
+			after = append(after, validatingBuiltin{b})
+		case mutates && validates:
+			before = append(before, mutatingAndValidatingBuiltin{b})
+		case mutates:
+			before = append(before, mutatingBuiltin{b})
+		case validates:
+			before = append(before, validatingBuiltin{b})
+		}
+	}
+	return before, after, nil
+}
+
+// builtin drives one of kube-apiserver's admission plugins for the dispatcher: the object in
+// the internal version, the apiserver's admission attributes, and back.
+type builtin struct {
+	name       string
+	plugin     admission.Interface
+	codec      *codec
+	interfaces admission.ObjectInterfaces
+}
+
+func (b *builtin) Name() string { return b.name }
+func (b *builtin) Type() string { return "admission-plugin" }
+
+type mutatingBuiltin struct{ *builtin }
+
+func (m mutatingBuiltin) Admit(ctx context.Context, at *dispatch.Attributes) error {
+	return m.run(ctx, at, true)
+}
+
+type validatingBuiltin struct{ *builtin }
+
+func (v validatingBuiltin) Validate(ctx context.Context, at *dispatch.Attributes) error {
+	return v.run(ctx, at, false)
+}
+
+type mutatingAndValidatingBuiltin struct{ *builtin }
+
+func (m mutatingAndValidatingBuiltin) Admit(ctx context.Context, at *dispatch.Attributes) error {
+	return m.run(ctx, at, true)
+}
+
+func (m mutatingAndValidatingBuiltin) Validate(ctx context.Context, at *dispatch.Attributes) error {
+	return m.run(ctx, at, false)
+}
+
+// internalObjects is what the builtins share in one admission: the internal object of the JSON
+// last seen, so that consecutive plugins decode it once.
+type internalObjects struct {
+	json   string
+	object runtime.Object
+}
+
+// run calls the plugin's Admit (mutate) or Validate on the admission's object.
+func (b *builtin) run(ctx context.Context, at *dispatch.Attributes, mutate bool) error {
+	req := at.Request
+	op := admission.Operation(req.Operation)
+	if !b.plugin.Handles(op) {
+		at.NotApplicable()
+		return nil
+	}
+	if !b.codec.builtin(req.Kind) {
+		// The plugins handle built-in kinds; custom resources reach them as unstructured objects,
+		// which none of the plugins admit reproduces acts on.
+		at.Record(dispatch.WebhookResult{Name: b.name, Type: b.Type(), Outcome: dispatch.OutcomeSkipped, Reason: "acts on built-in kinds only"})
+		return nil
+	}
+	obj, err := b.object(at)
+	if err != nil {
+		return err
+	}
+	var old runtime.Object
+	if len(at.OldObject()) > 0 {
+		if old, err = b.codec.toInternal(at.OldObject(), req.Kind); err != nil {
+			return apierrors.NewInternalError(err)
+		}
+	}
+	var before runtime.Object
+	if mutate && obj != nil {
+		before = obj.DeepCopyObject()
+	}
+	options, err := operationOptions(req)
+	if err != nil {
+		return err
+	}
+	attrs := &annotatedAttributes{Attributes: admission.NewAttributesRecord(obj, old, req.Kind, req.Namespace, at.Name(), req.Resource, req.SubResource, op, options, req.DryRun, userInfo(req))}
+	recorder := &warnings{}
+	ctx = requestContext(ctx, req, recorder)
+	if mutate {
+		err = b.plugin.(admission.MutationInterface).Admit(ctx, attrs, b.interfaces)
+	} else {
+		err = b.plugin.(admission.ValidationInterface).Validate(ctx, attrs, b.interfaces)
+	}
+	for _, w := range recorder.list() {
+		at.AddWarning(w)
+	}
+	for _, a := range attrs.annotations {
+		at.AddAnnotation(a[0], a[1])
+	}
+	if err != nil {
+		return err
+	}
+	if mutate && obj != nil && !apiequality.Semantic.DeepEqual(before, obj) {
+		out, err := b.codec.fromInternal(obj, req.Kind)
+		if err != nil {
+			return apierrors.NewInternalError(err)
+		}
+		at.SetObject(out)
+		at.SetValue(internalObjects{}, &internalObjects{json: string(out), object: obj})
+	}
+	return nil
+}
+
+// object is the admission's object in the internal version, decoded once for consecutive
+// plugins.
+func (b *builtin) object(at *dispatch.Attributes) (runtime.Object, error) {
+	data := at.Object()
+	if len(data) == 0 || at.Request.Operation == admissionv1.Connect {
+		return nil, nil
+	}
+	if cached, ok := at.Value(internalObjects{}).(*internalObjects); ok && cached.json == string(data) {
+		return cached.object, nil
+	}
+	obj, err := b.codec.toInternal(data, at.Request.Kind)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	at.SetValue(internalObjects{}, &internalObjects{json: string(data), object: obj})
+	return obj, nil
+}
+
+// operationOptions is the request's options object, as the plugins receive it.
+func operationOptions(req *dispatch.Request) (runtime.Object, error) {
+	var options runtime.Object
+	switch req.Operation {
+	case admissionv1.Create:
+		options = &metav1.CreateOptions{}
+	case admissionv1.Update:
+		options = &metav1.UpdateOptions{}
+	case admissionv1.Delete:
+		options = &metav1.DeleteOptions{}
+	default:
+		return nil, nil
+	}
+	if len(req.Options) > 0 {
+		if err := json.Unmarshal(req.Options, options); err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("decoding the request options: %v", err))
+		}
+	}
+	return options, nil
+}
+
+func userInfo(req *dispatch.Request) user.Info {
+	extra := map[string][]string{}
+	for k, v := range req.UserInfo.Extra {
+		extra[k] = v
+	}
+	return &user.DefaultInfo{Name: req.UserInfo.Username, UID: req.UserInfo.UID, Groups: req.UserInfo.Groups, Extra: extra}
+}
+
+// annotatedAttributes keeps the audit annotations a plugin adds, for the result.
+type annotatedAttributes struct {
+	admission.Attributes
+	annotations [][2]string
+}
+
+func (a *annotatedAttributes) AddAnnotation(key, value string) error {
+	return a.AddAnnotationWithLevel(key, value, auditinternal.LevelMetadata)
+}
+
+func (a *annotatedAttributes) AddAnnotationWithLevel(key, value string, level auditinternal.Level) error {
+	if err := a.Attributes.AddAnnotationWithLevel(key, value, level); err != nil {
+		return err
+	}
+	a.annotations = append(a.annotations, [2]string{key, value})
+	return nil
+}

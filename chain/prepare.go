@@ -1,0 +1,215 @@
+package chain
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/authentication/user"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
+	"k8s.io/apiserver/pkg/registry/generic/registry"
+	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/apiserver/pkg/warning"
+
+	"github.com/admitkit/admit/dispatch"
+)
+
+// beginCreate is a REST storage's hook before a create is validated: the Service storage
+// allocates cluster IPs and node ports there. The returned function ends the allocation.
+type beginCreate func(ctx context.Context, obj runtime.Object, options *metav1.CreateOptions) (registry.FinishFunc, error)
+
+// preparer is what kube-apiserver's generic registry store does between mutating and validating
+// admission, with each resource's own strategy: on CREATE the system metadata (uid, creation
+// timestamp), the generated name, the storage's begin-create hook, then rest.BeforeCreate
+// (PrepareForCreate, Validate, the common metadata validation, warnings, Canonicalize); on UPDATE
+// the resource version check, then rest.BeforeUpdate (generation kept, PrepareForUpdate,
+// ValidateUpdate, warnings, Canonicalize). The kind's validation errors reject the request as the
+// apiserver does, with 422 Invalid.
+type preparer struct {
+	codec      *codec
+	custom     *customResources
+	strategies map[resourceKey]strategy
+	begin      map[resourceKey]beginCreate
+	clock      clock
+}
+
+// clock gives the system metadata of a created object: its creation time and uid.
+type clock struct {
+	now    func() time.Time
+	newUID func() string
+}
+
+// fillSystemFields is rest.FillObjectMetaSystemFields with the injected clock.
+func (c clock) fillSystemFields(objectMeta metav1.Object) {
+	objectMeta.SetCreationTimestamp(metav1.NewTime(c.now()))
+	objectMeta.SetUID(types.UID(c.newUID()))
+}
+
+func (p *preparer) Name() string { return "registry" }
+func (p *preparer) Type() string { return "preparation" }
+
+// Prepare implements dispatch.Preparer.
+func (p *preparer) Prepare(ctx context.Context, at *dispatch.Attributes) error {
+	req := at.Request
+	key := resourceKey{req.Resource.Group, req.Resource.Resource, req.SubResource}
+	if p.custom.knows(req.Kind) {
+		return p.custom.prepare(ctx, at, p.clock)
+	}
+	s, ok := p.strategies[key]
+	if !ok || !p.codec.builtin(req.Kind) {
+		at.Record(dispatch.WebhookResult{Name: p.Name(), Type: p.Type(), Outcome: dispatch.OutcomeSkipped,
+			Reason: fmt.Sprintf("kube-apiserver's registry has no strategy admit knows for %s", describeResource(key))})
+		return nil
+	}
+	obj, err := p.codec.toInternal(at.Object(), req.Kind)
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	recorder := &warnings{}
+	ctx = requestContext(ctx, req, recorder)
+	switch req.Operation {
+	case admissionv1.Create:
+		if s.create == nil {
+			return apierrors.NewMethodNotSupported(req.Resource.GroupResource(), "create")
+		}
+		if err := p.prepareCreate(ctx, key, s.create, obj, req); err != nil {
+			return err
+		}
+	case admissionv1.Update:
+		if s.update == nil {
+			return apierrors.NewMethodNotSupported(req.Resource.GroupResource(), "update")
+		}
+		old, err := p.codec.toInternal(at.OldObject(), req.Kind)
+		if err != nil {
+			return apierrors.NewInternalError(err)
+		}
+		if err := checkResourceVersion(s.update, obj, old, req); err != nil {
+			return err
+		}
+		if err := rest.BeforeUpdate(s.update, ctx, obj, old); err != nil {
+			return err
+		}
+	}
+	prepared, err := p.codec.fromInternal(obj, req.Kind)
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	at.SetObject(prepared)
+	for _, w := range recorder.list() {
+		at.AddWarning(w)
+	}
+	return nil
+}
+
+// prepareCreate is the generic store's create up to validating admission.
+func (p *preparer) prepareCreate(ctx context.Context, key resourceKey, s rest.RESTCreateStrategy, obj runtime.Object, req *dispatch.Request) error {
+	objectMeta, err := meta.Accessor(obj)
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	p.clock.fillSystemFields(objectMeta)
+	if objectMeta.GetGenerateName() != "" && objectMeta.GetName() == "" {
+		objectMeta.SetName(s.GenerateName(objectMeta.GetGenerateName()))
+	}
+	if begin := p.begin[key]; begin != nil {
+		finish, err := begin(ctx, obj, &metav1.CreateOptions{DryRun: dryRun(req)})
+		if err != nil {
+			return err
+		}
+		// Nothing is stored: the allocation is given back, as a failed create gives it back.
+		defer finish(ctx, false)
+	}
+	return rest.BeforeCreate(s, ctx, obj)
+}
+
+// checkResourceVersion is the generic store's check before an update: an update without a
+// resource version is unconditional where the strategy allows it, and one with a resource version
+// must name the stored one.
+func checkResourceVersion(s rest.RESTUpdateStrategy, obj, old runtime.Object, req *dispatch.Request) error {
+	objectMeta, err := meta.Accessor(obj)
+	if err != nil {
+		return nil
+	}
+	oldMeta, err := meta.Accessor(old)
+	if err != nil {
+		return nil
+	}
+	stored := oldMeta.GetResourceVersion()
+	switch given := objectMeta.GetResourceVersion(); {
+	case given == "" && s.AllowUnconditionalUpdate():
+		objectMeta.SetResourceVersion(stored)
+	case given == "":
+		kind := schema.GroupKind{Group: req.Resource.Group, Kind: req.Resource.Resource}
+		return apierrors.NewInvalid(kind, objectMeta.GetName(), field.ErrorList{field.Invalid(field.NewPath("metadata").Child("resourceVersion"), int64(0), "must be specified for an update")})
+	case given != stored:
+		return apierrors.NewConflict(req.Resource.GroupResource(), objectMeta.GetName(), fmt.Errorf(registry.OptimisticLockErrorMsg))
+	}
+	return nil
+}
+
+// requestContext is the request context the registry code reads: namespace, user, request info
+// and a recorder for the warnings it adds.
+func requestContext(ctx context.Context, req *dispatch.Request, recorder warning.Recorder) context.Context {
+	ctx = genericapirequest.WithNamespace(ctx, req.Namespace)
+	extra := map[string][]string{}
+	for k, v := range req.UserInfo.Extra {
+		extra[k] = v
+	}
+	ctx = genericapirequest.WithUser(ctx, &user.DefaultInfo{Name: req.UserInfo.Username, UID: req.UserInfo.UID, Groups: req.UserInfo.Groups, Extra: extra})
+	ctx = genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{
+		IsResourceRequest: true, Verb: strings.ToLower(string(req.Operation)),
+		APIPrefix: apiPrefix(req.Resource.Group), APIGroup: req.Resource.Group, APIVersion: req.Resource.Version,
+		Namespace: req.Namespace, Resource: req.Resource.Resource, Subresource: req.SubResource, Name: req.Name,
+	})
+	return warning.WithWarningRecorder(ctx, recorder)
+}
+
+func apiPrefix(group string) string {
+	if group == "" {
+		return "api"
+	}
+	return "apis"
+}
+
+func dryRun(req *dispatch.Request) []string {
+	if req.DryRun {
+		return []string{metav1.DryRunAll}
+	}
+	return nil
+}
+
+func describeResource(k resourceKey) string {
+	r := schema.GroupResource{Group: k.group, Resource: k.resource}.String()
+	if k.subresource != "" {
+		r += "/" + k.subresource
+	}
+	return r
+}
+
+// warnings collects the warnings registry code adds to a request's context.
+type warnings struct {
+	mu    sync.Mutex
+	texts []string
+}
+
+func (w *warnings) AddWarning(_, text string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.texts = append(w.texts, text)
+}
+
+func (w *warnings) list() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string(nil), w.texts...)
+}
