@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/kubernetes/pkg/capabilities"
 
 	"github.com/admitkit/admit/dispatch"
 	"github.com/admitkit/admit/dispatch/live"
@@ -25,6 +26,13 @@ type Config struct {
 	// cluster's namespaces do: typically those of the objects to admit. Each gets its name label
 	// and a default ServiceAccount.
 	Namespaces []string
+	// DisallowPrivileged is kube-apiserver's --allow-privileged=false (its flag's default), under
+	// which the pod validation refuses privileged containers. The default here is what kubeadm,
+	// kind and managed clusters run with: privileged containers allowed. Kubernetes' code holds
+	// this process-wide: the first Chain of a process sets it.
+	DisallowPrivileged bool
+	// ServiceCIDR is the range Services get cluster IPs from; default DefaultServiceCIDR.
+	ServiceCIDR string
 	// Now is the clock of creation timestamps; default time.Now. NewUID gives the uid of each
 	// created object; default random UUIDs.
 	Now    func() time.Time
@@ -51,6 +59,14 @@ func New(ctx context.Context, cfg Config) (*Chain, error) {
 	if cfg.NewUID == nil {
 		cfg.NewUID = uuid.NewString
 	}
+	capabilities.Setup(!cfg.DisallowPrivileged, 0)
+	if cfg.ServiceCIDR == "" {
+		cfg.ServiceCIDR = DefaultServiceCIDR
+	}
+	allocate, reallocate, err := serviceAllocation(cfg.ServiceCIDR)
+	if err != nil {
+		return nil, err
+	}
 	custom, err := newCustomResources(cfg.CRDs)
 	if err != nil {
 		return nil, err
@@ -71,7 +87,11 @@ func New(ctx context.Context, cfg Config) (*Chain, error) {
 	}
 	ch := &Chain{
 		codec: c, cluster: state, before: before, after: after,
-		preparer: &preparer{codec: c, custom: custom, strategies: registryStrategies(), clock: clock{now: cfg.Now, newUID: cfg.NewUID}},
+		preparer: &preparer{
+			codec: c, custom: custom, strategies: registryStrategies(), clock: clock{now: cfg.Now, newUID: cfg.NewUID},
+			begin:     map[resourceKey]beginCreate{{"", "services", ""}: allocate},
+			beginEdit: map[resourceKey]beginUpdate{{"", "services", ""}: reallocate},
+		},
 	}
 	return ch, nil
 }

@@ -265,6 +265,42 @@ func (c *codec) Patched(kind schema.GroupVersionKind, before, patched json.RawMe
 	return out, changed, nil
 }
 
+// Stored implements dispatch.Codec: the object encoded in its storage version and decoded back
+// with defaults, as the storage returns it to the handler (defaults that depend on fields the
+// registry set, such as a Job's labels from its template, appear only then).
+func (c *codec) Stored(_ context.Context, req *dispatch.Request, object json.RawMessage) (json.RawMessage, error) {
+	if !c.builtin(req.Kind) {
+		if c.custom.knows(req.Kind) {
+			return c.custom.stored(req.Kind, object)
+		}
+		return object, nil
+	}
+	internal := c.internals.get(object)
+	if internal == nil {
+		var err error
+		if internal, err = c.toInternal(object, req.Kind); err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+	}
+	storageKind := req.Kind
+	if versions := c.scheme.PrioritizedVersionsForGroup(req.Kind.Group); len(versions) > 0 {
+		storageKind = versions[0].WithKind(req.Kind.Kind)
+	}
+	encoded, err := c.fromInternal(internal, storageKind)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	read, err := c.decodeStored(encoded, storageKind)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	out, err := c.fromInternal(read, req.Kind)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	return out, nil
+}
+
 // Convert implements dispatch.Converter: an object converted to another version of its kind
 // through the internal version, as the apiserver converts for a webhook matched by an
 // equivalent resource (from its internal object) and back (a patched object into the internal

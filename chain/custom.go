@@ -312,6 +312,39 @@ func (c *customResources) patched(kind schema.GroupVersionKind, before, patched 
 	return out, changed, nil
 }
 
+// stored is a custom resource as the storage writes and reads it: converted to the storage
+// version, pruned of what the schema does not know, defaulted, converted back.
+func (c *customResources) stored(kind schema.GroupVersionKind, object json.RawMessage) (json.RawMessage, error) {
+	storageKind := kind
+	for _, v := range c.versions[kind].crd.Spec.Versions {
+		if v.Storage {
+			storageKind.Version = v.Name
+		}
+	}
+	encoded, err := c.converter.Convert(object, storageKind)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	obj := &unstructured.Unstructured{}
+	if err := obj.UnmarshalJSON(encoded); err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	v := c.versions[storageKind]
+	if _, err := v.coerce(obj, false, true); err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	v.defaultObject(obj)
+	read, err := json.Marshal(obj.Object)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	out, err := c.converter.Convert(read, kind)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	return out, nil
+}
+
 // convert converts a custom resource as its CRD's conversion strategy says.
 func (c *customResources) convert(object json.RawMessage, to schema.GroupVersionKind) (json.RawMessage, error) {
 	return c.converter.Convert(object, to)

@@ -24,9 +24,13 @@ import (
 	"github.com/admitkit/admit/dispatch"
 )
 
-// beginCreate is a REST storage's hook before a create is validated: the Service storage
-// allocates cluster IPs and node ports there. The returned function ends the allocation.
-type beginCreate func(ctx context.Context, obj runtime.Object, options *metav1.CreateOptions) (registry.FinishFunc, error)
+// beginCreate and beginUpdate are a REST storage's hooks before a write is validated: the
+// Service storage allocates cluster IPs and node ports there. The returned function ends the
+// allocation.
+type (
+	beginCreate func(ctx context.Context, obj runtime.Object, options *metav1.CreateOptions) (registry.FinishFunc, error)
+	beginUpdate func(ctx context.Context, obj, old runtime.Object, options *metav1.UpdateOptions) (registry.FinishFunc, error)
+)
 
 // preparer is what kube-apiserver's generic registry store does between mutating and validating
 // admission, with each resource's own strategy: on CREATE the system metadata (uid, creation
@@ -40,6 +44,7 @@ type preparer struct {
 	custom     *customResources
 	strategies map[resourceKey]strategy
 	begin      map[resourceKey]beginCreate
+	beginEdit  map[resourceKey]beginUpdate
 	clock      clock
 }
 
@@ -95,6 +100,13 @@ func (p *preparer) Prepare(ctx context.Context, at *dispatch.Attributes) error {
 		}
 		if err := checkResourceVersion(s.update, obj, old, req); err != nil {
 			return err
+		}
+		if begin := p.beginEdit[key]; begin != nil {
+			finish, err := begin(ctx, obj, old, &metav1.UpdateOptions{DryRun: dryRun(req)})
+			if err != nil {
+				return err
+			}
+			defer finish(ctx, false)
 		}
 		if err := rest.BeforeUpdate(s.update, ctx, obj, old); err != nil {
 			return err

@@ -174,6 +174,9 @@ func (d *Dispatcher) Admit(ctx context.Context, req *Request) (*Result, error) {
 		}
 		d.metrics.observeStep("validate", req.Operation, d.now().Sub(start), err != nil)
 	}
+	if err == nil {
+		err = a.store(ctx)
+	}
 
 	result := &Result{
 		Allowed:          err == nil,
@@ -222,6 +225,20 @@ func (a *admission) decode(ctx context.Context) error {
 	for _, w := range decoded.Warnings {
 		a.warnings.add(w)
 	}
+	return nil
+}
+
+// store makes the admitted object what the storage returns, with the Codec.
+func (a *admission) store(ctx context.Context) error {
+	op := a.req.Operation
+	if a.d.codec == nil || len(a.object) == 0 || (op != admissionv1.Create && op != admissionv1.Update) {
+		return nil
+	}
+	stored, err := a.d.codec.Stored(ctx, a.req, a.object)
+	if err != nil {
+		return asStatusError(err)
+	}
+	a.object = stored
 	return nil
 }
 

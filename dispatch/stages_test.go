@@ -198,13 +198,18 @@ func (c *recordingCodec) Decode(_ context.Context, req *Request) (*Decoded, erro
 	return &Decoded{Object: json.RawMessage(obj), OldObject: req.OldObject, Warnings: []string{`unknown field "spec.extra"`}}, nil
 }
 
+func (c *recordingCodec) Stored(_ context.Context, _ *Request, object json.RawMessage) (json.RawMessage, error) {
+	return json.RawMessage(strings.Replace(string(object), `"spec":{`, `"spec":{"stored":true,`, 1)), nil
+}
+
 func (c *recordingCodec) Patched(kind schema.GroupVersionKind, _, patched json.RawMessage) (json.RawMessage, bool, error) {
 	c.patchedKinds = append(c.patchedKinds, kind)
 	return json.RawMessage(strings.Replace(string(patched), `"spec":{`, `"spec":{"redefaulted":true,`, 1)), c.changed, nil
 }
 
 // TestCodec: webhooks see the decoded object; a patched object is what the codec makes of it;
-// whether it changed (and so whether IfNeeded webhooks run again) is the codec's answer.
+// whether it changed (and so whether IfNeeded webhooks run again) is the codec's answer; the
+// admitted object is what the codec says the storage returns.
 func TestCodec(t *testing.T) {
 	for _, changed := range []bool{false, true} {
 		tw := newTestWebhooks(t)
@@ -223,6 +228,9 @@ func TestCodec(t *testing.T) {
 		second := string(tw.received("/setLabel/b/1")[0].Object.Raw)
 		if !strings.Contains(second, `"redefaulted":true`) {
 			t.Errorf("the second webhook saw %s, want what the codec made of the patched object", second)
+		}
+		if !strings.Contains(string(res.Object), `"stored":true`) {
+			t.Errorf("the admitted object %s is not what the codec says the storage returns", res.Object)
 		}
 		if diff := cmp.Diff([]string{`unknown field "spec.extra"`}, res.Warnings); diff != "" {
 			t.Errorf("warnings (-want +got):\n%s", diff)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -70,7 +71,8 @@ type Env struct {
 }
 
 // Start runs etcd and kube-apiserver on free loopback ports and returns once the apiserver
-// is ready, the default namespace exists and admissionregistration.k8s.io/v1 is served.
+// is ready, the default namespace exists, admissionregistration.k8s.io/v1 is served and the
+// default and kube-system namespaces have their default ServiceAccount.
 // On failure everything started is stopped, and the error includes the end of the failing
 // process's log. Call Stop when done.
 func Start(ctx context.Context, opts Options) (*Env, error) {
@@ -170,9 +172,9 @@ func (e *Env) start(ctx context.Context, apiserverPath, etcdPath string) error {
 		"--token-auth-file=" + files.tokenFile,
 		"--service-cluster-ip-range=10.0.0.0/24",
 		"--authorization-mode=RBAC",
-		// No controller-manager creates the "default" service account, so this plugin
-		// would refuse every pod.
-		"--disable-admission-plugins=ServiceAccount",
+		// As kubeadm, kind and managed clusters run it (and admit review assumes): privileged
+		// containers pass the pod validation.
+		"--allow-privileged=true",
 		// The "kubernetes" Service cannot point at a loopback address; without this the
 		// apiserver logs a failed endpoint update every few seconds.
 		"--endpoint-reconciler-type=none",
@@ -216,6 +218,21 @@ func (e *Env) start(ctx context.Context, apiserverPath, etcdPath string) error {
 		return servesWebhookConfigurations(client)
 	}); err != nil {
 		return err
+	}
+	// The apiserver runs its default admission plugins, ServiceAccount among them, which refuses
+	// a pod whose service account does not exist. No controller-manager runs to create the
+	// "default" service accounts, so the environment creates those of the namespaces it starts
+	// with; tests create them in their own namespaces.
+	for _, ns := range []string{metav1.NamespaceDefault, metav1.NamespaceSystem} {
+		if err := e.waitFor(ctx, e.apiserver, "the default ServiceAccount of "+ns, func(ctx context.Context) error {
+			_, err := client.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{})
+			if apierrors.IsAlreadyExists(err) {
+				return nil
+			}
+			return err
+		}); err != nil {
+			return err
+		}
 	}
 
 	e.KubeconfigPath = filepath.Join(e.Dir, "kubeconfig")

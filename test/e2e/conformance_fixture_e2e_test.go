@@ -55,8 +55,10 @@ func newScenario(t *testing.T, server *conformanceServer) *scenario {
 	return s
 }
 
-// createNamespace creates a namespace with labels, deleted when the scenario ends. Its labels are
-// set at creation so that the apiserver's namespace lookup never sees it without them.
+// createNamespace creates a namespace with labels, deleted when the scenario ends, and its
+// default ServiceAccount (no controller-manager runs to create it, and the ServiceAccount
+// admission plugin refuses pods without it). Its labels are set at creation so that the
+// apiserver's namespace lookup never sees it without them.
 func (s *scenario) createNamespace(prefix string, labels map[string]string) string {
 	s.t.Helper()
 	name := prefix + "-" + rand.String(6)
@@ -66,6 +68,10 @@ func (s *scenario) createNamespace(prefix string, labels map[string]string) stri
 		s.t.Fatalf("creating namespace %s: %v", name, err)
 	}
 	s.t.Cleanup(func() { _ = namespaces.Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	account := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
+	if _, err := env.Client.CoreV1().ServiceAccounts(name).Create(context.Background(), account, metav1.CreateOptions{}); err != nil {
+		s.t.Fatalf("creating the default ServiceAccount of %s: %v", name, err)
+	}
 	return name
 }
 

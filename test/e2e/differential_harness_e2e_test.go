@@ -129,6 +129,11 @@ type write struct {
 	// prepare completes what a CREATE sends once its namespace is known.
 	prepare func(obj *unstructured.Unstructured)
 	dryRun  bool
+	// clusterScoped writes a cluster-scoped object: it is named after the scenario and carries
+	// the scenario's label (which the webhooks' namespaceSelector then sees on a Namespace).
+	clusterScoped bool
+	// options are what the client sends besides dry run, e.g. fieldValidation.
+	fieldValidation string
 }
 
 // want is what the apiserver must decide: a scenario checks that it tests what it says before the
@@ -155,6 +160,9 @@ type differential struct {
 	crd *apiextensionsv1.CustomResourceDefinition
 	// compareStatus replaces the equality of the two statuses, for the one documented difference.
 	compareStatus func(t *testing.T, apiserver, dispatcher *metav1.Status, result *dispatch.Result)
+	// setup prepares the scenario's namespace before the webhooks are configured, e.g. with a
+	// LimitRange.
+	setup func(t *testing.T, namespace string)
 	// apiserverPanics: the webhook's answer makes kube-apiserver's handler panic, so its client
 	// gets no status, only a reset stream; the dispatcher must answer an internal error instead.
 	apiserverPanics bool
@@ -276,6 +284,9 @@ func (suite *differentialSuite) run(t *testing.T, sc *differential) {
 		if r.converter, err = convert.New(sc.crd); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if sc.setup != nil {
+		sc.setup(t, r.namespace)
 	}
 	if sc.write.existing != nil {
 		r.createExisting(t)
@@ -515,7 +526,10 @@ func (r *scenarioRun) throughAPIServer(t *testing.T) (*outcome, string, []string
 	if err != nil {
 		t.Fatal(err)
 	}
-	resource := client.Resource(w.gvr).Namespace(r.namespace)
+	var resource dynamic.ResourceInterface = client.Resource(w.gvr).Namespace(r.namespace)
+	if w.clusterScoped {
+		resource = client.Resource(w.gvr)
+	}
 	ctx := context.Background()
 	var dryRun []string
 	if w.dryRun {
@@ -525,12 +539,16 @@ func (r *scenarioRun) throughAPIServer(t *testing.T) (*outcome, string, []string
 	var admitted *unstructured.Unstructured
 	switch w.op {
 	case admissionv1.Create:
-		admitted, err = resource.Create(ctx, r.newObject(), metav1.CreateOptions{DryRun: dryRun})
+		admitted, err = resource.Create(ctx, r.newObject(), metav1.CreateOptions{DryRun: dryRun, FieldValidation: w.fieldValidation})
+		if err == nil && w.clusterScoped && !w.dryRun {
+			name := admitted.GetName()
+			t.Cleanup(func() { _ = resource.Delete(context.Background(), name, metav1.DeleteOptions{}) })
+		}
 	case admissionv1.Update:
 		if w.subresource == "status" {
 			admitted, err = resource.UpdateStatus(ctx, r.updatedObject(), metav1.UpdateOptions{DryRun: dryRun})
 		} else {
-			admitted, err = resource.Update(ctx, r.updatedObject(), metav1.UpdateOptions{DryRun: dryRun})
+			admitted, err = resource.Update(ctx, r.updatedObject(), metav1.UpdateOptions{DryRun: dryRun, FieldValidation: w.fieldValidation})
 		}
 	case admissionv1.Delete:
 		err = resource.Delete(ctx, r.stored.GetName(), metav1.DeleteOptions{DryRun: dryRun})
@@ -568,7 +586,17 @@ func (r *scenarioRun) throughAPIServer(t *testing.T) (*outcome, string, []string
 // newObject is the object a CREATE sends.
 func (r *scenarioRun) newObject() *unstructured.Unstructured {
 	obj := &unstructured.Unstructured{Object: deepCopyMap(r.sc.write.object)}
-	obj.SetNamespace(r.namespace)
+	if r.sc.write.clusterScoped {
+		obj.SetName(r.id + "-" + obj.GetName())
+		labels := obj.GetLabels()
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[r.scopeKey] = r.id
+		obj.SetLabels(labels)
+	} else {
+		obj.SetNamespace(r.namespace)
+	}
 	if r.sc.write.generateName {
 		obj.SetName("")
 		obj.SetGenerateName("generated-")
@@ -631,12 +659,18 @@ func (r *scenarioRun) throughDispatcher(t *testing.T, generatedName string) (*ou
 		obj := r.newObject()
 		req.Name = obj.GetName()
 		req.Object = mustJSON(t, obj.Object)
-		req.Options = mustJSON(t, metav1.CreateOptions{TypeMeta: metav1.TypeMeta{Kind: "CreateOptions", APIVersion: "meta.k8s.io/v1"}, DryRun: dryRun})
+		req.Options = mustJSON(t, metav1.CreateOptions{TypeMeta: metav1.TypeMeta{Kind: "CreateOptions", APIVersion: "meta.k8s.io/v1"}, DryRun: dryRun, FieldValidation: w.fieldValidation})
+		if w.clusterScoped {
+			req.Namespace = ""
+			if w.gvr == (schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}) {
+				req.Namespace = req.Name // a Namespace request carries its own name
+			}
+		}
 	case admissionv1.Update:
 		obj := r.updatedObject()
 		req.Name = obj.GetName()
 		req.Object, req.OldObject = mustJSON(t, obj.Object), mustJSON(t, r.stored.Object)
-		req.Options = mustJSON(t, metav1.UpdateOptions{TypeMeta: metav1.TypeMeta{Kind: "UpdateOptions", APIVersion: "meta.k8s.io/v1"}, DryRun: dryRun})
+		req.Options = mustJSON(t, metav1.UpdateOptions{TypeMeta: metav1.TypeMeta{Kind: "UpdateOptions", APIVersion: "meta.k8s.io/v1"}, DryRun: dryRun, FieldValidation: w.fieldValidation})
 	case admissionv1.Delete:
 		req.Name = r.stored.GetName()
 		req.OldObject = mustJSON(t, r.stored.Object)
@@ -727,13 +761,14 @@ func (r *scenarioRun) admitted(obj map[string]any) map[string]any {
 // randomTokenVolume is the projected service account token volume's name, random per pod.
 var randomTokenVolume = regexp.MustCompile(`^kube-api-access-[a-z0-9]{5}$`)
 
-// replaceRandom replaces the values chance picks: token volume names and allocated cluster IPs.
+// replaceRandom replaces the values chance picks: token volume names, allocated cluster IPs and
+// node ports.
 func replaceRandom(v any) any {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, e := range v {
 			switch k {
-			case "clusterIP", "clusterIPs":
+			case "clusterIP", "clusterIPs", "nodePort":
 				v[k] = "<allocated>"
 			default:
 				v[k] = replaceRandom(e)
