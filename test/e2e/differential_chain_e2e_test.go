@@ -173,9 +173,9 @@ func chainScenarios() []differential {
 
 	wants := map[string]want{
 		"a Deployment the kind's validation rejects before validating webhooks": {code: 422, message: "`selector` does not match template `labels`"},
-		"a Pod naming a priority class that does not exist":                    {code: 403, message: "no PriorityClass with name missing was found"},
-		"a Pod naming a runtime class that does not exist":                     {code: 403, message: `"gvisor" not found`},
-		"a Pod of a ServiceAccount that does not exist":                        {code: 403, message: `serviceaccount "missing" not found`},
+		"a Pod naming a priority class that does not exist":                     {code: 403, message: "no PriorityClass with name missing was found"},
+		"a Pod naming a runtime class that does not exist":                      {code: 403, message: `"gvisor" not found`},
+		"a Pod of a ServiceAccount that does not exist":                         {code: 403, message: `serviceaccount "missing" not found`},
 	}
 	for i := range scenarios {
 		if w, ok := wants[scenarios[i].name]; ok {
@@ -258,7 +258,9 @@ func TestDifferentialChainClusterWideState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = env.Client.SchedulingV1().PriorityClasses().Delete(context.Background(), pc.Name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = env.Client.SchedulingV1().PriorityClasses().Delete(context.Background(), pc.Name, metav1.DeleteOptions{})
+	})
 
 	sc := chainScenario("a namespace with a LimitRange, under a globalDefault PriorityClass", gvr("", "v1", "pods"),
 		obj("v1", "Pod", "web", map[string]any{"spec": map[string]any{"containers": containers("nginx", "redis")}}))
