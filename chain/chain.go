@@ -31,6 +31,9 @@ type Config struct {
 	// kind and managed clusters run with: privileged containers allowed. Kubernetes' code holds
 	// this process-wide: the first Chain of a process sets it.
 	DisallowPrivileged bool
+	// FieldManager names the writer in managedFields when a request's options name none (the
+	// apiserver takes the client's user agent); default DefaultFieldManager.
+	FieldManager string
 	// ServiceCIDR is the range Services get cluster IPs from; default DefaultServiceCIDR.
 	ServiceCIDR string
 	// Now is the clock of creation timestamps; default time.Now. NewUID gives the uid of each
@@ -71,7 +74,11 @@ func New(ctx context.Context, cfg Config) (*Chain, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := newCodec(custom)
+	if cfg.FieldManager == "" {
+		cfg.FieldManager = DefaultFieldManager
+	}
+	strategies := registryStrategies()
+	c := newCodec(custom, strategies, cfg.FieldManager)
 	state, err := newCluster(cfg.Objects, cfg.Namespaces)
 	if err != nil {
 		return nil, err
@@ -88,7 +95,7 @@ func New(ctx context.Context, cfg Config) (*Chain, error) {
 	ch := &Chain{
 		codec: c, cluster: state, before: before, after: after,
 		preparer: &preparer{
-			codec: c, custom: custom, strategies: registryStrategies(), clock: clock{now: cfg.Now, newUID: cfg.NewUID},
+			codec: c, custom: custom, strategies: strategies, clock: clock{now: cfg.Now, newUID: cfg.NewUID},
 			begin:     map[resourceKey]beginCreate{{"", "services", ""}: allocate},
 			beginEdit: map[resourceKey]beginUpdate{{"", "services", ""}: reallocate},
 		},

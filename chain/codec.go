@@ -13,6 +13,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured/unstructuredscheme"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -37,6 +39,11 @@ type codec struct {
 	// decodes a patched object.
 	plain  *runtimejson.Serializer
 	custom *customResources
+	// fields record managedFields, with the strategies' reset fields and defaultManager as the
+	// writer when the request names none.
+	fields         *fieldManagers
+	strategies     map[resourceKey]strategy
+	defaultManager string
 	// internals remembers the internal object each recently encoded built-in object came from:
 	// the apiserver converts for a webhook of another version from its internal object, and a
 	// conversion from the encoding instead can differ (an autoscaling/v1 HPA's metrics
@@ -44,10 +51,11 @@ type codec struct {
 	internals *internalCache
 }
 
-func newCodec(custom *customResources) *codec {
+func newCodec(custom *customResources, strategies map[resourceKey]strategy, defaultManager string) *codec {
 	scheme, codecs := kubeScheme()
 	return &codec{
 		scheme: scheme, codecs: codecs, custom: custom,
+		fields: newFieldManagers(scheme), strategies: strategies, defaultManager: defaultManager,
 		plain:     runtimejson.NewSerializerWithOptions(runtimejson.DefaultMetaFactory, scheme, scheme, runtimejson.SerializerOptions{}),
 		internals: newInternalCache(1024),
 	}
@@ -60,26 +68,15 @@ func (c *codec) builtin(kind schema.GroupVersionKind) bool { return c.scheme.Rec
 func (c *codec) Decode(ctx context.Context, req *dispatch.Request) (*dispatch.Decoded, error) {
 	if !c.builtin(req.Kind) {
 		if c.custom.knows(req.Kind) {
-			return c.custom.decode(req)
+			return c.decodeCustom(req)
 		}
 		return &dispatch.Decoded{Object: req.Object, OldObject: req.OldObject}, nil
 	}
-	out := &dispatch.Decoded{}
-	if len(req.Object) > 0 && req.Operation != admissionv1.Connect {
-		obj, warnings, err := c.decodeRequestObject(req)
-		if err != nil {
-			return nil, err
-		}
-		if out.Object, err = c.fromInternal(obj, req.Kind); err != nil {
-			return nil, apierrors.NewInternalError(err)
-		}
-		out.Warnings = warnings
-	} else {
-		out.Object = req.Object
-	}
+	out := &dispatch.Decoded{Object: req.Object}
+	var old runtime.Object
 	if len(req.OldObject) > 0 {
-		old, err := c.decodeStored(req.OldObject, req.Kind)
-		if err != nil {
+		var err error
+		if old, err = c.decodeStored(req.OldObject, req.Kind); err != nil {
 			return nil, apierrors.NewInternalError(fmt.Errorf("decoding the old object: %w", err))
 		}
 		if objectMeta, err := meta.Accessor(old); err == nil {
@@ -89,7 +86,92 @@ func (c *codec) Decode(ctx context.Context, req *dispatch.Request) (*dispatch.De
 			return nil, apierrors.NewInternalError(err)
 		}
 	}
+	if len(req.Object) > 0 && req.Operation != admissionv1.Connect {
+		obj, warnings, err := c.decodeRequestObject(req)
+		if err != nil {
+			return nil, err
+		}
+		if obj, err = c.recordManager(req, obj, old, false); err != nil {
+			return nil, err
+		}
+		if out.Object, err = c.fromInternal(obj, req.Kind); err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		out.Warnings = warnings
+	}
 	return out, nil
+}
+
+// decodeCustom is Decode for a custom resource.
+func (c *codec) decodeCustom(req *dispatch.Request) (*dispatch.Decoded, error) {
+	obj, old, warnings, err := c.custom.decode(req)
+	if err != nil {
+		return nil, err
+	}
+	out := &dispatch.Decoded{Object: req.Object, Warnings: warnings}
+	if old != nil {
+		if out.OldObject, err = json.Marshal(old.Object); err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+	}
+	if obj != nil {
+		var live runtime.Object
+		if old != nil {
+			live = old
+		}
+		recorded, err := c.recordManager(req, obj, live, true)
+		if err != nil {
+			return nil, err
+		}
+		if out.Object, err = json.Marshal(recorded.(*unstructured.Unstructured).Object); err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+	}
+	return out, nil
+}
+
+// recordManager is the handler's field manager update before mutating admission: who writes
+// which fields, in metadata.managedFields. live is the stored object (nil on CREATE).
+func (c *codec) recordManager(req *dispatch.Request, obj, live runtime.Object, custom bool) (runtime.Object, error) {
+	if c.fields == nil {
+		return obj, nil
+	}
+	key := resourceKey{req.Resource.Group, req.Resource.Resource, req.SubResource}
+	var strategy any
+	if s, ok := c.strategies[key]; ok {
+		strategy = s.update
+		if req.Operation == admissionv1.Create && s.create != nil {
+			strategy = s.create
+		}
+	}
+	if custom {
+		strategy = c.custom.strategyFor(req.Kind, req.SubResource)
+	}
+	m, err := c.fields.manager(req.Kind, req.SubResource, strategy, custom)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	if live == nil {
+		var creater runtime.ObjectCreater = c.scheme
+		if custom {
+			creater = unstructuredscheme.NewUnstructuredCreator()
+		}
+		if live, err = creater.New(req.Kind); err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+	}
+	return m.UpdateNoErrors(live, obj, fieldManagerName(req, c.defaultManager)), nil
+}
+
+// fieldManagerName is the request options' fieldManager, or the default.
+func fieldManagerName(req *dispatch.Request, fallback string) string {
+	var options struct {
+		FieldManager string `json:"fieldManager"`
+	}
+	if len(req.Options) > 0 && json.Unmarshal(req.Options, &options) == nil && options.FieldManager != "" {
+		return options.FieldManager
+	}
+	return fallback
 }
 
 // decodeRequestObject is the create and update handlers' reading of the body, up to mutating

@@ -142,40 +142,40 @@ func (c *customResources) knows(kind schema.GroupVersionKind) bool {
 
 // decode is the custom resource handler's reading of a request: the body decoded, coerced and
 // pruned (unknown fields become warnings, or an error with fieldValidation Strict), defaulted;
-// the old object as the storage reads it (pruned, defaulted).
-func (c *customResources) decode(req *dispatch.Request) (*dispatch.Decoded, error) {
+// the old object as the storage reads it (pruned, defaulted). Either is nil when the request
+// has none.
+func (c *customResources) decode(req *dispatch.Request) (obj, old *unstructured.Unstructured, warnings []string, err error) {
 	v := c.versions[req.Kind]
-	out := &dispatch.Decoded{Object: req.Object}
-	if len(req.Object) > 0 && req.Operation != admissionv1.Connect {
-		directive, err := fieldValidation(req)
-		if err != nil {
-			return nil, err
-		}
-		obj, warnings, err := v.decodeBody(req, directive)
-		if err != nil {
-			return nil, err
-		}
-		if out.Object, err = json.Marshal(obj.Object); err != nil {
-			return nil, apierrors.NewInternalError(err)
-		}
-		out.Warnings = warnings
-	}
 	if len(req.OldObject) > 0 {
-		old := &unstructured.Unstructured{}
+		old = &unstructured.Unstructured{}
 		if err := old.UnmarshalJSON(req.OldObject); err != nil {
-			return nil, apierrors.NewInternalError(fmt.Errorf("decoding the old object: %w", err))
+			return nil, nil, nil, apierrors.NewInternalError(fmt.Errorf("decoding the old object: %w", err))
 		}
 		if _, err := v.coerce(old, false, true); err != nil {
-			return nil, apierrors.NewInternalError(fmt.Errorf("decoding the old object: %w", err))
+			return nil, nil, nil, apierrors.NewInternalError(fmt.Errorf("decoding the old object: %w", err))
 		}
 		v.defaultObject(old)
 		storedVersion(old)
-		var err error
-		if out.OldObject, err = json.Marshal(old.Object); err != nil {
-			return nil, apierrors.NewInternalError(err)
+	}
+	if len(req.Object) > 0 && req.Operation != admissionv1.Connect {
+		directive, err := fieldValidation(req)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if obj, warnings, err = v.decodeBody(req, directive); err != nil {
+			return nil, nil, nil, err
 		}
 	}
-	return out, nil
+	return obj, old, warnings, nil
+}
+
+// strategyFor is the strategy that writes a subresource of kind.
+func (c *customResources) strategyFor(kind schema.GroupVersionKind, subresource string) any {
+	v := c.versions[kind]
+	if subresource == "status" && v.status != nil {
+		return v.status
+	}
+	return v.strategy
 }
 
 // decodeBody decodes a request's custom resource as the handler's decoder does.

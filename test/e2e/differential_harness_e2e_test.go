@@ -693,7 +693,7 @@ func (r *scenarioRun) throughDispatcher(t *testing.T, generatedName string) (*ou
 	if r.sc.crd != nil {
 		crds = append(crds, r.sc.crd)
 	}
-	c, err := chain.New(ctx, chain.Config{Objects: state, CRDs: crds})
+	c, err := chain.New(ctx, chain.Config{Objects: state, CRDs: crds, FieldManager: clientFieldManager()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -731,7 +731,13 @@ func (r *scenarioRun) normalise(obj map[string]any) map[string]any {
 	}
 	out := deepCopyMap(obj)
 	if meta, ok := out["metadata"].(map[string]any); ok {
-		delete(meta, "managedFields")
+		if entries, ok := meta["managedFields"].([]any); ok {
+			for _, e := range entries {
+				if entry, ok := e.(map[string]any); ok && entry["time"] != nil {
+					entry["time"] = "<time>"
+				}
+			}
+		}
 		for _, f := range []string{"uid", "resourceVersion", "creationTimestamp"} {
 			if _, ok := meta[f]; ok {
 				meta[f] = "<" + f + ">"
@@ -747,6 +753,16 @@ func (r *scenarioRun) normalise(obj map[string]any) map[string]any {
 		}
 	}
 	return replaceRandom(out).(map[string]any)
+}
+
+// clientFieldManager is the writer kube-apiserver names in managedFields for the harness's
+// client: the part of its user agent before the first slash.
+func clientFieldManager() string {
+	agent := env.RESTConfig.UserAgent
+	if agent == "" {
+		agent = rest.DefaultKubernetesUserAgent()
+	}
+	return strings.Split(agent, "/")[0]
 }
 
 // admitted normalises the admitted object, whose resource version only the storage sets.

@@ -1,0 +1,113 @@
+package chain
+
+import (
+	"fmt"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured/unstructuredscheme"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/client-go/applyconfigurations"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+)
+
+// DefaultFieldManager names the writer in managedFields when the request's options name none:
+// kube-apiserver takes the client's user agent, which an offline review does not have.
+const DefaultFieldManager = "admit"
+
+// fieldManagers are kube-apiserver's field managers, one per written kind and subresource: the
+// handler records who wrote which fields (metadata.managedFields) before mutating admission.
+// Built-in kinds are typed with client-go's copy of the API's schema; custom resources, whose
+// schema the apiserver merges into its OpenAPI document, with the deduced type converter.
+type fieldManagers struct {
+	scheme   *runtime.Scheme
+	builtin  managedfields.TypeConverter
+	deduced  managedfields.TypeConverter
+	mu       sync.Mutex
+	managers map[fieldManagerKey]*managedfields.FieldManager
+}
+
+type fieldManagerKey struct {
+	kind        schema.GroupVersionKind
+	subresource string
+}
+
+func newFieldManagers(scheme *runtime.Scheme) *fieldManagers {
+	return &fieldManagers{
+		scheme:   scheme,
+		builtin:  applyconfigurations.NewTypeConverter(clientgoscheme.Scheme),
+		deduced:  managedfields.NewDeducedTypeConverter(),
+		managers: map[fieldManagerKey]*managedfields.FieldManager{},
+	}
+}
+
+// manager returns the field manager of kind's subresource; strategy gives the fields the
+// subresource resets (a status update does not own the spec).
+func (f *fieldManagers) manager(kind schema.GroupVersionKind, subresource string, strategy any, custom bool) (*managedfields.FieldManager, error) {
+	key := fieldManagerKey{kind, subresource}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if m, ok := f.managers[key]; ok {
+		return m, nil
+	}
+	var reset map[fieldpath.APIVersion]fieldpath.Filter
+	if s, ok := strategy.(rest.ResetFieldsStrategy); ok {
+		reset = fieldpath.NewExcludeFilterSetMap(s.GetResetFields())
+	}
+	var m *managedfields.FieldManager
+	var err error
+	if custom {
+		m, err = managedfields.NewDefaultCRDFieldManager(f.deduced, unstructuredVersions{}, noDefaults{},
+			unstructuredscheme.NewUnstructuredCreator(), kind, kind.GroupVersion(), subresource, reset)
+	} else {
+		hub := schema.GroupVersion{Group: kind.Group, Version: runtime.APIVersionInternal}
+		m, err = managedfields.NewDefaultFieldManager(f.builtin, runtime.UnsafeObjectConvertor(f.scheme), f.scheme, f.scheme, kind, hub, subresource, reset)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the field manager of %s: %w", kind, err)
+	}
+	f.managers[key] = m
+	return m, nil
+}
+
+// noDefaults is the defaulter of a field manager that only records updates: it defaults
+// nothing.
+type noDefaults struct{}
+
+func (noDefaults) Default(runtime.Object) {}
+
+// unstructuredVersions converts a custom resource between versions for its field manager, as
+// the apiserver does for one whose CRD converts with strategy None: only apiVersion changes.
+type unstructuredVersions struct{}
+
+func (unstructuredVersions) Convert(in, out, _ any) error {
+	from, ok := in.(*unstructured.Unstructured)
+	to, ok2 := out.(*unstructured.Unstructured)
+	if !ok || !ok2 {
+		return fmt.Errorf("converting %T to %T: only unstructured objects", in, out)
+	}
+	to.Object = from.DeepCopy().Object
+	return nil
+}
+
+func (unstructuredVersions) ConvertToVersion(in runtime.Object, target runtime.GroupVersioner) (runtime.Object, error) {
+	u, ok := in.(*unstructured.Unstructured)
+	if !ok {
+		return nil, fmt.Errorf("converting %T: only unstructured objects", in)
+	}
+	gvk, ok := target.KindForGroupVersionKinds([]schema.GroupVersionKind{u.GroupVersionKind()})
+	if !ok {
+		return nil, fmt.Errorf("%s cannot be converted to %v", u.GroupVersionKind(), target)
+	}
+	out := u.DeepCopy()
+	out.SetGroupVersionKind(gvk)
+	return out, nil
+}
+
+func (unstructuredVersions) ConvertFieldLabel(gvk schema.GroupVersionKind, label, value string) (string, string, error) {
+	return "", "", fmt.Errorf("field labels of %s are not converted", gvk)
+}
