@@ -25,6 +25,7 @@ import (
 	"github.com/admitkit/admit/chain"
 	"github.com/admitkit/admit/dispatch"
 	"github.com/admitkit/admit/dispatch/config"
+	"github.com/admitkit/admit/dispatch/convert"
 	"github.com/admitkit/admit/dispatch/matchconditions"
 	"github.com/admitkit/admit/resources"
 )
@@ -47,8 +48,11 @@ type reviewOptions struct {
 	resolve     []string
 	output      string
 	color       string
-	onlyHooks   bool
-	verbose     bool
+	onlyHooks    bool
+	verbose      bool
+	fieldManager string
+	serviceCIDR  string
+	kubeconfig   string
 }
 
 func newReviewCommand(streams Streams) *cobra.Command {
@@ -102,6 +106,9 @@ Exit codes: 0 every object admitted, 1 an object rejected, 2 bad input.`,
 	f.StringSliceVar(&o.resolve, "resolve", nil, "NAMESPACE/SERVICE=HOST:PORT: where to reach a service webhook (repeatable)")
 	f.StringVar(&o.color, "color", "auto", "colour the text diff: auto, always or never")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "list every step of the chain, also webhooks not called and plugins that changed nothing, and the whole change to the stored object")
+	f.StringVar(&o.fieldManager, "field-manager", chain.DefaultFieldManager, "the writer managedFields name, as the apiserver takes it from the client (kubectl apply: kubectl-client-side-apply)")
+	f.StringVar(&o.serviceCIDR, "service-cidr", chain.DefaultServiceCIDR, "the range Services get cluster IPs from")
+	f.StringVar(&o.kubeconfig, "kubeconfig", "", "read the cluster state from this cluster (read-only, never Secrets): its Namespaces, PriorityClasses, Storage/Ingress/RuntimeClasses, CRDs, and the ServiceAccounts, LimitRanges and ResourceQuotas of the reviewed objects' namespaces")
 	f.BoolVar(&o.onlyHooks, "webhooks-only", false, "call the webhooks with the objects as given and as patched, without kube-apiserver's decoding, defaulting, built-in admission plugins and preparation")
 	addOutputFlag(cmd, &o.output)
 	_ = cmd.RegisterFlagCompletionFunc("operation", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -127,10 +134,6 @@ func (o *reviewOptions) run(ctx context.Context, streams Streams) error {
 	if len(o.files) == 0 {
 		return badInput(errors.New("nothing to review: give objects with -f FILE|DIR|- or as arguments"))
 	}
-	mapper, err := o.mapper()
-	if err != nil {
-		return badInput(err)
-	}
 	objects, err := readObjects(o.files, o.recursive, streams.In)
 	if err != nil {
 		return badInput(err)
@@ -142,11 +145,26 @@ func (o *reviewOptions) run(ctx context.Context, streams Streams) error {
 	if err != nil {
 		return badInput(err)
 	}
-	reviews, err := o.requests(objects, olds, mapper)
+	state, err := o.loadClusterState()
 	if err != nil {
 		return badInput(err)
 	}
-	state, err := o.loadClusterState()
+	live, err := o.connect()
+	if err != nil {
+		return badInput(err)
+	}
+	if err := live.readCRDs(ctx, state); err != nil {
+		return err
+	}
+	crds, err := o.loadCRDs(objects, state)
+	if err != nil {
+		return badInput(err)
+	}
+	mapper, err := mapper(crds)
+	if err != nil {
+		return badInput(err)
+	}
+	reviews, err := o.requests(objects, olds, mapper)
 	if err != nil {
 		return badInput(err)
 	}
@@ -186,8 +204,17 @@ func (o *reviewOptions) run(ctx context.Context, streams Streams) error {
 	var assumed []string
 	if o.onlyHooks {
 		opts.Namespaces = state.staticNamespaces()
+		if opts.Converter, err = convert.New(crds...); err != nil {
+			return badInput(err)
+		}
 	} else {
-		c, err := chain.New(ctx, chain.Config{Objects: state.withReviewed(reviews), Namespaces: namespacesOf(reviews)})
+		if err := live.readState(ctx, state, reviews); err != nil {
+			return err
+		}
+		c, err := chain.New(ctx, chain.Config{
+			Objects: state.withReviewed(reviews), Namespaces: namespacesOf(reviews), CRDs: crds,
+			FieldManager: o.fieldManager, ServiceCIDR: o.serviceCIDR,
+		})
 		if err != nil {
 			return badInput(fmt.Errorf("the cluster state: %w", err))
 		}
@@ -338,32 +365,70 @@ func requestName(req *dispatch.Request) string {
 	return req.Name
 }
 
-// mapper knows built-in kinds and the custom ones from --crds.
-func (o *reviewOptions) mapper() (*resources.Mapper, error) {
+// loadCRDs reads the CustomResourceDefinitions of --crds, and those among the objects under
+// review and the cluster state: a build that creates a CRD and its custom resources is reviewed
+// as if applied together.
+func (o *reviewOptions) loadCRDs(objects []inputObject, state *clusterState) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	var found []*unstructured.Unstructured
+	var sources []string
+	if len(o.crds) > 0 {
+		set, err := config.Load(config.Options{}, o.crds...)
+		if err != nil {
+			return nil, err
+		}
+		for _, obj := range set.Others {
+			if isCRD(obj.Object) {
+				found, sources = append(found, obj.Object), append(sources, obj.Source.String())
+			}
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("--crds %s: no CustomResourceDefinition found", strings.Join(o.crds, ", "))
+		}
+	}
+	for _, obj := range state.objects {
+		if isCRD(obj) {
+			found, sources = append(found, obj), append(sources, "--cluster")
+		}
+	}
+	for _, obj := range state.live {
+		if isCRD(obj) {
+			found, sources = append(found, obj), append(sources, "--kubeconfig")
+		}
+	}
+	for _, in := range objects {
+		if isCRD(in.object) {
+			found, sources = append(found, in.object), append(sources, in.source.String())
+		}
+	}
+	seen := map[string]bool{}
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	for i, obj := range found {
+		if seen[obj.GetName()] {
+			continue
+		}
+		seen[obj.GetName()] = true
+		var crd apiextensionsv1.CustomResourceDefinition
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &crd); err != nil {
+			return nil, fmt.Errorf("%s: reading CustomResourceDefinition: %w", sources[i], err)
+		}
+		crds = append(crds, &crd)
+	}
+	return crds, nil
+}
+
+func isCRD(obj *unstructured.Unstructured) bool {
+	gvk := obj.GroupVersionKind()
+	return gvk.Group == "apiextensions.k8s.io" && gvk.Kind == "CustomResourceDefinition"
+}
+
+// mapper knows built-in kinds and the custom ones of crds.
+func mapper(crds []*apiextensionsv1.CustomResourceDefinition) (*resources.Mapper, error) {
 	mapper, err := resources.Builtin()
 	if err != nil {
 		return nil, err
 	}
-	if len(o.crds) == 0 {
-		return mapper, nil
-	}
-	set, err := config.Load(config.Options{}, o.crds...)
-	if err != nil {
-		return nil, err
-	}
-	var crds []*apiextensionsv1.CustomResourceDefinition
-	for _, obj := range set.Others {
-		if obj.Object.GetKind() != "CustomResourceDefinition" {
-			continue
-		}
-		var crd apiextensionsv1.CustomResourceDefinition
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object.Object, &crd); err != nil {
-			return nil, fmt.Errorf("%s: reading CustomResourceDefinition: %w", obj.Source, err)
-		}
-		crds = append(crds, &crd)
-	}
 	if len(crds) == 0 {
-		return nil, fmt.Errorf("--crds %s: no CustomResourceDefinition found", strings.Join(o.crds, ", "))
+		return mapper, nil
 	}
 	return mapper.WithCRDs(crds...)
 }

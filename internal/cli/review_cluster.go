@@ -1,14 +1,22 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/admitkit/admit/chain"
 	"github.com/admitkit/admit/dispatch"
 	"github.com/admitkit/admit/dispatch/config"
 )
@@ -17,6 +25,8 @@ import (
 // --namespaces.
 type clusterState struct {
 	objects []*unstructured.Unstructured
+	// live is what --kubeconfig's cluster has; objects given in files win over it.
+	live []*unstructured.Unstructured
 }
 
 // stateKinds are the kinds of objects under review that the admission of the others reads, as
@@ -77,13 +87,16 @@ func (s *clusterState) withReviewed(reviews []*reviewed) []runtime.Object {
 	var out []runtime.Object
 	add := func(obj *unstructured.Unstructured) {
 		k := key{obj.GroupVersionKind().GroupKind().String(), obj.GetNamespace(), obj.GetName()}
-		if seen[k] || obj.GetName() == "" {
-			return
+		if seen[k] || obj.GetName() == "" || isCRD(obj) {
+			return // CRDs reach the chain as its Config.CRDs
 		}
 		seen[k] = true
 		out = append(out, obj)
 	}
 	for _, obj := range s.objects {
+		add(obj)
+	}
+	for _, obj := range s.live {
 		add(obj)
 	}
 	kinds := stateKinds()
@@ -113,4 +126,82 @@ func namespacesOf(reviews []*reviewed) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// liveCluster is the cluster --kubeconfig names, read-only.
+type liveCluster struct {
+	host       string
+	client     kubernetes.Interface
+	extensions apiextensionsclient.Interface
+}
+
+func (o *reviewOptions) connect() (*liveCluster, error) {
+	if o.kubeconfig == "" {
+		return nil, nil
+	}
+	restConfig, err := clientcmd.BuildConfigFromFlags("", o.kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("--kubeconfig %s: %w", o.kubeconfig, err)
+	}
+	client, err := kubernetes.NewForConfig(restConfig)
+	if err != nil {
+		return nil, fmt.Errorf("--kubeconfig %s: %w", o.kubeconfig, err)
+	}
+	extensions, err := apiextensionsclient.NewForConfig(restConfig)
+	if err != nil {
+		return nil, fmt.Errorf("--kubeconfig %s: %w", o.kubeconfig, err)
+	}
+	return &liveCluster{host: restConfig.Host, client: client, extensions: extensions}, nil
+}
+
+// readCRDs adds the cluster's CustomResourceDefinitions to the state.
+func (c *liveCluster) readCRDs(ctx context.Context, state *clusterState) error {
+	if c == nil {
+		return nil
+	}
+	list, err := c.extensions.ApiextensionsV1().CustomResourceDefinitions().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("listing the CustomResourceDefinitions of %s: %w", c.host, err)
+	}
+	for i := range list.Items {
+		crd := &list.Items[i]
+		crd.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
+		if err := state.addLive(crd); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readState adds to the state what chain.ReadCluster reads of the cluster for the reviewed
+// objects' namespaces.
+func (c *liveCluster) readState(ctx context.Context, state *clusterState, reviews []*reviewed) error {
+	if c == nil {
+		return nil
+	}
+	live, err := chain.ReadCluster(ctx, c.client, namespacesOf(reviews))
+	if err != nil {
+		return fmt.Errorf("reading the cluster state of %s: %w", c.host, err)
+	}
+	for _, obj := range live {
+		kinds, _, err := clientgoscheme.Scheme.ObjectKinds(obj)
+		if err != nil {
+			return err
+		}
+		obj.GetObjectKind().SetGroupVersionKind(kinds[0])
+		if err := state.addLive(obj); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addLive adds an object read from the live cluster.
+func (s *clusterState) addLive(obj runtime.Object) error {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return err
+	}
+	s.live = append(s.live, &unstructured.Unstructured{Object: m})
+	return nil
 }

@@ -324,3 +324,89 @@ func TestReviewManyObjects(t *testing.T) {
 		}
 	})
 }
+
+// TestReviewChain: the admission around the webhooks — defaults, the built-in plugins reading
+// the --cluster state, custom resources of CRDs in the same input — and --webhooks-only
+// without it.
+func TestReviewChain(t *testing.T) {
+	hooks := serveQuickstart(t)
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	pod := write("pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: team}\nspec: {containers: [{name: app, image: nginx}]}\n")
+	state := write("state.yaml", `apiVersion: v1
+kind: Namespace
+metadata: {name: team, labels: {env: prod}}
+---
+apiVersion: v1
+kind: LimitRange
+metadata: {name: defaults, namespace: team}
+spec: {limits: [{type: Container, defaultRequest: {cpu: 250m}}]}
+`)
+	build := write("build.yaml", `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {size: {type: integer, default: 1}}}}}}
+---
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: w}
+spec: {}
+`)
+	review := func(args ...string) map[string]any {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		code := Run(context.Background(), append([]string{"review", "--webhooks", hooks, "-o", "json"}, args...), Streams{In: strings.NewReader(""), Out: &out, Err: &errOut})
+		if code != ExitOK {
+			t.Fatalf("exit code %d; stderr %s", code, errOut.String())
+		}
+		var res map[string]any
+		if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+			var list []map[string]any
+			if err := json.Unmarshal(out.Bytes(), &list); err != nil {
+				t.Fatalf("%v: %s", err, out.String())
+			}
+			return list[len(list)-1]
+		}
+		return res
+	}
+	container := func(res map[string]any) map[string]any {
+		return res["object"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+	}
+
+	got := review("-f", pod, "--cluster", state)
+	if cpu := container(got)["resources"].(map[string]any)["requests"].(map[string]any)["cpu"]; cpu != "250m" {
+		t.Errorf("the LimitRange of --cluster gave cpu request %v, want 250m", cpu)
+	}
+	if container(got)["imagePullPolicy"] != "Always" {
+		t.Errorf("imagePullPolicy %v, want the default for an untagged image", container(got)["imagePullPolicy"])
+	}
+	for _, a := range got["assumed"].([]any) {
+		if line := a.(string); strings.HasPrefix(line, "namespaces ") && strings.Contains(line, "team") {
+			t.Errorf("the namespace --cluster gives is said to be assumed: %s", line)
+		}
+	}
+
+	got = review("-f", pod, "--webhooks-only")
+	if _, ok := container(got)["imagePullPolicy"]; ok {
+		t.Errorf("--webhooks-only defaulted the pod: %v", container(got))
+	}
+
+	got = review("-f", build)
+	if size := got["object"].(map[string]any)["spec"].(map[string]any)["size"]; size != float64(1) {
+		t.Errorf("the custom resource's schema default: size %v, want 1", size)
+	}
+}
