@@ -267,6 +267,14 @@ func TestValidatingWebhooks(t *testing.T) {
 				`Internal error occurred: failed calling webhook "nogvk.example.com": received invalid webhook response: expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got /, Kind=`},
 		},
 		{
+			name: "a v1beta1 answer to a v1 request",
+			webhooks: func(tw *testWebhooks) []admissionregistrationv1.ValidatingWebhook {
+				return []admissionregistrationv1.ValidatingWebhook{tw.webhook("/v1beta1Answer")}
+			},
+			want: &statusSummary{500, metav1.StatusReasonInternalError,
+				`Internal error occurred: failed calling webhook "v1beta1answer.example.com": failed to call webhook: converting (v1beta1.AdmissionReview) to (v1.AdmissionReview): unknown conversion`},
+		},
+		{
 			name: "validating webhook returning a patch",
 			webhooks: func(tw *testWebhooks) []admissionregistrationv1.ValidatingWebhook {
 				return []admissionregistrationv1.ValidatingWebhook{tw.webhook("/validatingPatch")}

@@ -134,7 +134,11 @@ func decodeResponse(resp *http.Response, body []byte, version string) (*admissio
 	}
 	want := "admission.k8s.io/" + version
 	if head.APIVersion != "" && head.Kind != "" && (head.APIVersion != want || head.Kind != "AdmissionReview") {
-		// The apiserver decodes the declared type and cannot convert it to the one it asked for.
+		// The apiserver decodes the declared type and cannot convert it to the one it asked for:
+		// its converter names both by their Go types.
+		if other, ok := strings.CutPrefix(head.APIVersion, "admission.k8s.io/"); ok && head.Kind == "AdmissionReview" && (other == "v1" || other == "v1beta1") {
+			return nil, fmt.Errorf("converting (%s.AdmissionReview) to (%s.AdmissionReview): unknown conversion", other, version)
+		}
 		return nil, fmt.Errorf("converting (%s, Kind=%s) to (%s, Kind=AdmissionReview): unknown conversion", head.APIVersion, head.Kind, want)
 	}
 	var review admissionv1.AdmissionReview

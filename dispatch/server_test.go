@@ -124,6 +124,11 @@ func (tw *testWebhooks) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(b)
 		return
+	case path == "/v1beta1Answer":
+		b, _ := json.Marshal(map[string]any{"apiVersion": "admission.k8s.io/v1beta1", "kind": "AdmissionReview", "response": resp})
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(b)
+		return
 	case path == "/invalidAnnotation":
 		resp.AuditAnnotations = map[string]string{"invalid*key": "value"}
 	case path == "/addLabel":
