@@ -121,17 +121,31 @@ func newCluster(objects []runtime.Object, namespaces []string) (*cluster, error)
 	return c, nil
 }
 
-// start runs the informers the plugins asked for and waits until they hold the state.
+// start runs the informers the plugins asked for and waits until they hold the state. The
+// in-memory clientset lists at once; client-go's wait polls every 100 ms, which would be most of
+// a review's time, so the informers are asked without waiting, every millisecond.
 func (c *cluster) start(ctx context.Context) error {
 	c.informers.Start(c.stop)
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	for informer, synced := range c.informers.WaitForCacheSync(ctx.Done()) {
-		if !synced {
-			return fmt.Errorf("the cluster state's %v informer did not sync", informer)
+	now := make(chan struct{})
+	close(now)
+	for {
+		pending := 0
+		for _, synced := range c.informers.WaitForCacheSync(now) {
+			if !synced {
+				pending++
+			}
+		}
+		if pending == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%d informers of the cluster state did not sync: %w", pending, ctx.Err())
+		case <-time.After(time.Millisecond):
 		}
 	}
-	return nil
 }
 
 func (c *cluster) close() {

@@ -72,6 +72,17 @@ type rowOrder struct {
 	phase, round, step, pos int
 }
 
+// phaseName names a phase in the result.
+func phaseName(phase int) string {
+	switch phase {
+	case phaseMutating:
+		return "mutating"
+	case phasePreparation:
+		return "preparation"
+	}
+	return "validating"
+}
+
 func (o rowOrder) less(p rowOrder) bool {
 	if o.phase != p.phase {
 		return o.phase < p.phase
@@ -97,6 +108,7 @@ func (a *admission) record(h *hook, pos int, r WebhookResult) {
 		phase = phaseMutating
 	}
 	r.DurationSeconds, r.order = r.Duration.Seconds(), rowOrder{phase: phase, round: r.Round, step: stepWebhooks, pos: pos}
+	r.Phase = phaseName(phase)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.webhooks = append(a.webhooks, r)

@@ -23,11 +23,15 @@ const (
 
 // WebhookResult is what happened with one webhook in one round.
 type WebhookResult struct {
-	Configuration string  `json:"configuration"`
-	Name          string  `json:"name"`
-	Type          string  `json:"type"` // mutating or validating
-	Round         int     `json:"round"`
-	Outcome       Outcome `json:"outcome"`
+	Configuration string `json:"configuration"`
+	Name          string `json:"name"`
+	// Type is what ran: a "mutating" or "validating" webhook, or an in-process stage's type
+	// ("admission-plugin", "preparation", ...).
+	Type string `json:"type"`
+	// Phase is where in the chain it ran: "mutating", "preparation" or "validating".
+	Phase   string  `json:"phase"`
+	Round   int     `json:"round"`
+	Outcome Outcome `json:"outcome"`
 	// Reason says why a webhook was skipped, or what its error or denial was.
 	Reason string `json:"reason,omitempty"`
 	// Patch is the JSON patch a mutating webhook returned.

@@ -150,7 +150,7 @@ func (at *Attributes) NotApplicable() { at.inapplicable = true }
 // name and outcome.
 func (at *Attributes) Record(r WebhookResult) {
 	at.recorded++
-	r.Round, r.order = at.round, at.order
+	r.Round, r.order, r.Phase = at.round, at.order, phaseName(at.order.phase)
 	at.a.mu.Lock()
 	defer at.a.mu.Unlock()
 	r.DurationSeconds = r.Duration.Seconds()
@@ -183,7 +183,7 @@ func (a *admission) runPlugin(p Plugin, order rowOrder, run func(*Attributes) er
 			r.Outcome = OutcomeDenied
 		}
 	}
-	r.DurationSeconds, r.order = r.Duration.Seconds(), order
+	r.DurationSeconds, r.order, r.Phase = r.Duration.Seconds(), order, phaseName(order.phase)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.webhooks = append(a.webhooks, r)

@@ -128,8 +128,11 @@ func printSteps(w io.Writer, res *dispatch.Result, verbose bool) error {
 			duration = h.Duration.Round(10 * time.Microsecond).String()
 		}
 		typ := h.Type
-		if webhook {
+		switch {
+		case webhook:
 			typ += " webhook"
+		case h.Type == "admission-plugin":
+			typ = h.Phase + " plugin"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", h.Name, typ, h.Round, h.Outcome, duration, detail(h))
 		shown++
