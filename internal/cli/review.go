@@ -31,23 +31,23 @@ import (
 )
 
 type reviewOptions struct {
-	files       []string
-	recursive   bool
-	webhooks    []string
-	namespaces  string
-	cluster     []string
-	namespace   string
-	crds        []string
-	old         []string
-	operation   string
-	subresource string
-	dryRun      bool
-	user        string
-	groups      []string
-	timeout     time.Duration
-	resolve     []string
-	output      string
-	color       string
+	files        []string
+	recursive    bool
+	webhooks     []string
+	namespaces   string
+	cluster      []string
+	namespace    string
+	crds         []string
+	old          []string
+	operation    string
+	subresource  string
+	dryRun       bool
+	user         string
+	groups       []string
+	timeout      time.Duration
+	resolve      []string
+	output       string
+	color        string
 	onlyHooks    bool
 	verbose      bool
 	fieldManager string
