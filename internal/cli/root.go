@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 
-	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
-	"k8s.io/klog/v2"
 )
 
 // Exit codes shared by every command. Scripts depend on them.
@@ -40,9 +37,6 @@ func badInput(err error) error { return &exitError{code: ExitBadInput, err: err}
 
 // Run executes the admit command line and returns the process exit code.
 func Run(ctx context.Context, args []string, streams Streams) int {
-	// Kubernetes' own code that admit runs (kube-apiserver's admission plugins) logs through
-	// klog: its warnings and errors reach stderr like admit's, its chatter does not.
-	klog.SetLogger(logr.FromSlogHandler(slog.NewTextHandler(streams.Err, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	root := NewRootCommand(streams)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
