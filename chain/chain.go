@@ -96,8 +96,9 @@ func New(ctx context.Context, cfg Config) (*Chain, error) {
 		codec: c, cluster: state, before: before, after: after,
 		preparer: &preparer{
 			codec: c, custom: custom, strategies: strategies, clock: clock{now: cfg.Now, newUID: cfg.NewUID},
-			begin:     map[resourceKey]beginCreate{{"", "services", ""}: allocate},
-			beginEdit: map[resourceKey]beginUpdate{{"", "services", ""}: reallocate},
+			begin:       map[resourceKey]beginCreate{{"", "services", ""}: allocate},
+			beginEdit:   map[resourceKey]beginUpdate{{"", "services", ""}: reallocate},
+			serviceCIDR: cfg.ServiceCIDR,
 		},
 	}
 	return ch, nil

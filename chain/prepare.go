@@ -3,6 +3,7 @@ package chain
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"k8s.io/apiserver/pkg/warning"
 
 	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/patch"
 )
 
 // beginCreate and beginUpdate are a REST storage's hooks before a write is validated: the
@@ -46,6 +48,8 @@ type preparer struct {
 	begin      map[resourceKey]beginCreate
 	beginEdit  map[resourceKey]beginUpdate
 	clock      clock
+	// serviceCIDR is where Services' cluster IPs come from, for the result.
+	serviceCIDR string
 }
 
 // clock gives the system metadata of a created object: its creation time and uid.
@@ -65,6 +69,49 @@ func (p *preparer) Type() string { return "preparation" }
 
 // Prepare implements dispatch.Preparer.
 func (p *preparer) Prepare(ctx context.Context, at *dispatch.Attributes) error {
+	start := p.clock.now()
+	before := at.Object()
+	if err := p.prepare(ctx, at); err != nil || at.Recorded() {
+		return err
+	}
+	r := dispatch.WebhookResult{Name: p.Name(), Type: p.Type(), Outcome: dispatch.OutcomeAllowed, Duration: p.clock.now().Sub(start)}
+	if changed := changedPaths(before, at.Object()); len(changed) > 0 {
+		r.Outcome, r.Reason = dispatch.OutcomePatched, "set "+joinNames(changed)
+		if at.Request.Resource.GroupResource() == (schema.GroupResource{Resource: "services"}) && slices.Contains(changed, "spec.clusterIP") {
+			r.Reason = "cluster IP allocated from " + p.serviceCIDR + "; " + r.Reason
+		}
+	}
+	at.Record(r)
+	return nil
+}
+
+// changedPaths names the fields that differ between two objects, two levels deep at most.
+func changedPaths(before, after []byte) []string {
+	ops, err := patch.Diff(before, after)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, op := range ops {
+		tokens, err := patch.PointerTokens(op.Path)
+		if err != nil {
+			continue
+		}
+		if len(tokens) > 2 {
+			tokens = tokens[:2]
+		}
+		name := strings.Join(tokens, ".")
+		if !seen[name] && name != "" {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// prepare is Prepare's work.
+func (p *preparer) prepare(ctx context.Context, at *dispatch.Attributes) error {
 	req := at.Request
 	key := resourceKey{req.Resource.Group, req.Resource.Resource, req.SubResource}
 	if p.custom.knows(req.Kind) {

@@ -141,6 +141,9 @@ func (at *Attributes) SetValue(key, value any) {
 	at.a.values[key] = value
 }
 
+// Recorded reports whether the stage recorded rows of its own.
+func (at *Attributes) Recorded() bool { return at.recorded > 0 }
+
 // NotApplicable says the stage does not apply to this request (an admission plugin that does
 // not handle the operation): it leaves no row in the result.
 func (at *Attributes) NotApplicable() { at.inapplicable = true }
