@@ -2,11 +2,13 @@ package chain
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/kubernetes/pkg/capabilities"
 
 	"github.com/admitkit/admit/dispatch"
@@ -17,7 +19,9 @@ import (
 type Config struct {
 	// Objects are the cluster's state that admission reads: Namespaces, ServiceAccounts,
 	// PriorityClasses, LimitRanges, ResourceQuotas, StorageClasses, IngressClasses,
-	// RuntimeClasses... (typed client-go objects or unstructured ones of built-in kinds).
+	// RuntimeClasses; the admission policies and their bindings
+	// (ValidatingAdmissionPolicy, MutatingAdmissionPolicy); the policies' parameters, of any
+	// kind, custom resources of CRDs included. Typed client-go objects or unstructured ones.
 	Objects []runtime.Object
 	// CRDs are the CustomResourceDefinitions whose custom resources are admitted: their schemas
 	// prune, default and validate, and their conversion converts.
@@ -45,12 +49,13 @@ type Config struct {
 // Chain is kube-apiserver's admission path around the webhooks, ready to be given to a
 // dispatcher with Apply. It is safe for concurrent admissions. Close stops it.
 type Chain struct {
-	codec        *codec
-	preparer     *preparer
-	cluster      *cluster
-	before       []dispatch.Plugin
-	after        []dispatch.ValidatingPlugin
-	pluginsNames []string
+	codec    *codec
+	preparer *preparer
+	cluster  *cluster
+	before   []dispatch.Plugin
+	after    []dispatch.ValidatingPlugin
+	// policyClusters are the clusters of the admission policy plugins, one per binding.
+	policyClusters []*cluster
 }
 
 // New builds the chain for cfg: the cluster state, the built-in admission plugins initialized
@@ -79,33 +84,63 @@ func New(ctx context.Context, cfg Config) (*Chain, error) {
 	}
 	strategies := registryStrategies()
 	c := newCodec(custom, strategies, cfg.FieldManager)
-	state, err := newCluster(cfg.Objects, cfg.Namespaces)
+	policies, builtin, customObjects, err := splitObjects(cfg.Objects, custom)
 	if err != nil {
+		return nil, err
+	}
+	state, err := newCluster(builtin, cfg.Namespaces)
+	if err != nil {
+		return nil, err
+	}
+	ch := &Chain{codec: c, cluster: state}
+	fail := func(err error) (*Chain, error) {
+		ch.Close()
 		return nil, err
 	}
 	before, after, err := initPlugins(state, c)
 	if err != nil {
-		state.close()
-		return nil, err
+		return fail(err)
 	}
 	if err := state.start(ctx); err != nil {
-		state.close()
-		return nil, err
+		return fail(err)
 	}
-	ch := &Chain{
-		codec: c, cluster: state, before: before, after: after,
-		preparer: &preparer{
-			codec: c, custom: custom, strategies: strategies, clock: clock{now: cfg.Now, newUID: cfg.NewUID},
-			begin:       map[resourceKey]beginCreate{{"", "services", ""}: allocate},
-			beginEdit:   map[resourceKey]beginUpdate{{"", "services", ""}: reallocate},
-			serviceCIDR: cfg.ServiceCIDR,
-		},
+	if len(policies) > 0 {
+		restMapper, err := newRESTMapper(cfg.CRDs)
+		if err != nil {
+			return fail(err)
+		}
+		deps := policyDeps{codec: c, restMapper: restMapper, schemas: newAPISchemas(cfg.CRDs), clusters: &ch.policyClusters,
+			dynamic: func(objects []runtime.Object) (dynamic.Interface, error) {
+				return newDynamicClient(append(objects, customObjects...), restMapper)
+			}}
+		mutating, err := newPolicyPlugins(ctx, true, policies, builtin, cfg.Namespaces, deps)
+		if err != nil {
+			return fail(fmt.Errorf("MutatingAdmissionPolicies: %w", err))
+		}
+		validating, err := newPolicyPlugins(ctx, false, policies, builtin, cfg.Namespaces, deps)
+		if err != nil {
+			return fail(fmt.Errorf("ValidatingAdmissionPolicies: %w", err))
+		}
+		// Last among the plugins before the webhooks, as kube-apiserver orders them.
+		before = append(before, mutatingPolicies{mutating}, validatingPolicies{validating})
+	}
+	ch.before, ch.after = before, after
+	ch.preparer = &preparer{
+		codec: c, custom: custom, strategies: strategies, clock: clock{now: cfg.Now, newUID: cfg.NewUID},
+		begin:       map[resourceKey]beginCreate{{"", "services", ""}: allocate},
+		beginEdit:   map[resourceKey]beginUpdate{{"", "services", ""}: reallocate},
+		serviceCIDR: cfg.ServiceCIDR,
 	}
 	return ch, nil
 }
 
 // Close stops the chain's informers.
-func (c *Chain) Close() { c.cluster.close() }
+func (c *Chain) Close() {
+	c.cluster.close()
+	for _, p := range c.policyClusters {
+		p.close()
+	}
+}
 
 // Assumed says what the chain assumed of the cluster beyond the objects it was given, in
 // sentences: what a fresh 1.36 cluster has.

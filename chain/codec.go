@@ -297,8 +297,12 @@ func (c *codec) toInternal(data []byte, kind schema.GroupVersionKind) (runtime.O
 }
 
 // fromInternal converts an internal object to kind's version and encodes it as the webhook
-// plugin does. The encoding is remembered with a copy of the internal object.
+// plugin does. The encoding is remembered with a copy of the internal object. A custom resource
+// (unstructured) is encoded as it is.
 func (c *codec) fromInternal(obj runtime.Object, kind schema.GroupVersionKind) (json.RawMessage, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		return json.Marshal(u.Object)
+	}
 	versioned, err := c.scheme.ConvertToVersion(obj, kind.GroupVersion())
 	if err != nil {
 		return nil, err
@@ -309,6 +313,60 @@ func (c *codec) fromInternal(obj runtime.Object, kind schema.GroupVersionKind) (
 	}
 	c.internals.put(out, obj.DeepCopyObject())
 	return out, nil
+}
+
+// internalObjects is what the in-process steps share in one admission: the internal object of
+// the JSON last seen, so that consecutive plugins decode it once.
+type internalObjects struct {
+	json   string
+	object runtime.Object
+}
+
+// internalObject is the admission's object as the plugins take it: the internal version for a
+// built-in kind, an unstructured object for a custom resource; nil when there is none.
+func (c *codec) internalObject(at *dispatch.Attributes) (runtime.Object, error) {
+	data := at.Object()
+	if len(data) == 0 || at.Request.Operation == admissionv1.Connect {
+		return nil, nil
+	}
+	if cached, ok := at.Value(internalObjects{}).(*internalObjects); ok && cached.json == string(data) {
+		return cached.object, nil
+	}
+	obj, err := c.pluginObject(data, at.Request.Kind)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	c.rememberInternal(at, data, obj)
+	return obj, nil
+}
+
+// internalOldObject is the old object as the plugins take it.
+func (c *codec) internalOldObject(at *dispatch.Attributes) (runtime.Object, error) {
+	if len(at.OldObject()) == 0 {
+		return nil, nil
+	}
+	obj, err := c.pluginObject(at.OldObject(), at.Request.Kind)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	return obj, nil
+}
+
+// rememberInternal keeps obj as the internal object of data for the admission's next plugin.
+func (c *codec) rememberInternal(at *dispatch.Attributes, data []byte, obj runtime.Object) {
+	at.SetValue(internalObjects{}, &internalObjects{json: string(data), object: obj})
+}
+
+// pluginObject decodes an object for the plugins.
+func (c *codec) pluginObject(data []byte, kind schema.GroupVersionKind) (runtime.Object, error) {
+	if c.builtin(kind) {
+		return c.toInternal(data, kind)
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(data); err != nil {
+		return nil, err
+	}
+	return u, nil
 }
 
 // decodePlain decodes JSON into kind's Go type, without defaults or conversion.

@@ -188,13 +188,6 @@ func (m mutatingAndValidatingBuiltin) Validate(ctx context.Context, at *dispatch
 	return m.run(ctx, at, false)
 }
 
-// internalObjects is what the builtins share in one admission: the internal object of the JSON
-// last seen, so that consecutive plugins decode it once.
-type internalObjects struct {
-	json   string
-	object runtime.Object
-}
-
 // run calls the plugin's Admit (mutate) or Validate on the admission's object.
 func (b *builtin) run(ctx context.Context, at *dispatch.Attributes, mutate bool) error {
 	req := at.Request
@@ -203,21 +196,18 @@ func (b *builtin) run(ctx context.Context, at *dispatch.Attributes, mutate bool)
 		at.NotApplicable()
 		return nil
 	}
-	if !b.codec.builtin(req.Kind) {
-		// The plugins handle built-in kinds; custom resources reach them as unstructured objects,
-		// which none of the plugins admit reproduces acts on.
-		at.Record(dispatch.WebhookResult{Name: b.name, Type: b.Type(), Outcome: dispatch.OutcomeSkipped, Reason: "acts on built-in kinds only"})
+	if !b.codec.builtin(req.Kind) && !b.codec.custom.knows(req.Kind) {
+		at.Record(dispatch.WebhookResult{Name: b.name, Type: b.Type(), Outcome: dispatch.OutcomeSkipped,
+			Reason: "admit knows neither the kind nor a CRD of " + req.Kind.String()})
 		return nil
 	}
-	obj, err := b.object(at)
+	obj, err := b.codec.internalObject(at)
 	if err != nil {
 		return err
 	}
-	var old runtime.Object
-	if len(at.OldObject()) > 0 {
-		if old, err = b.codec.toInternal(at.OldObject(), req.Kind); err != nil {
-			return apierrors.NewInternalError(err)
-		}
+	old, err := b.codec.internalOldObject(at)
+	if err != nil {
+		return err
 	}
 	var before runtime.Object
 	if mutate && obj != nil {
@@ -250,27 +240,9 @@ func (b *builtin) run(ctx context.Context, at *dispatch.Attributes, mutate bool)
 			return apierrors.NewInternalError(err)
 		}
 		at.SetObject(out)
-		at.SetValue(internalObjects{}, &internalObjects{json: string(out), object: obj})
+		b.codec.rememberInternal(at, out, obj)
 	}
 	return nil
-}
-
-// object is the admission's object in the internal version, decoded once for consecutive
-// plugins.
-func (b *builtin) object(at *dispatch.Attributes) (runtime.Object, error) {
-	data := at.Object()
-	if len(data) == 0 || at.Request.Operation == admissionv1.Connect {
-		return nil, nil
-	}
-	if cached, ok := at.Value(internalObjects{}).(*internalObjects); ok && cached.json == string(data) {
-		return cached.object, nil
-	}
-	obj, err := b.codec.toInternal(data, at.Request.Kind)
-	if err != nil {
-		return nil, apierrors.NewInternalError(err)
-	}
-	at.SetValue(internalObjects{}, &internalObjects{json: string(data), object: obj})
-	return obj, nil
 }
 
 // operationOptions is the request's options object, as the plugins receive it.

@@ -41,7 +41,7 @@ type admission struct {
 
 func newAdmission(d *Dispatcher, req *Request) *admission {
 	a := &admission{
-		d: d, req: req, name: req.Name, exemptReason: exemptReason(req),
+		d: d, req: req, name: req.Name, exemptReason: ExemptReason(req),
 		reinvoke:    &reinvocation{previouslyInvoked: map[string]bool{}, reinvoke: map[string]bool{}},
 		annotations: map[string]string{}, values: map[any]any{},
 	}
@@ -174,10 +174,11 @@ func (a *admission) sortedWebhooks() []WebhookResult {
 	return out
 }
 
-// exemptReason says why the apiserver sends req to no webhook at all, or returns "". Webhook and
-// admission policy configurations are exempt so a broken webhook can always be removed; virtual
-// resources (access and token reviews) are never stored and are excluded from admission webhooks.
-func exemptReason(req *Request) string {
+// ExemptReason says why kube-apiserver sends req to no webhook and no admission policy at all,
+// or returns "". Webhook and admission policy configurations are exempt so a broken webhook can
+// always be removed; virtual resources (access and token reviews) are never stored and are
+// excluded from admission webhooks and policies.
+func ExemptReason(req *Request) string {
 	if req.Kind.Group == admissionregistrationv1.GroupName {
 		switch req.Kind.Kind {
 		case "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration",

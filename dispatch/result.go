@@ -29,7 +29,9 @@ type WebhookResult struct {
 	// ("admission-plugin", "preparation", ...).
 	Type string `json:"type"`
 	// Phase is where in the chain it ran: "mutating", "preparation" or "validating".
-	Phase   string  `json:"phase"`
+	Phase string `json:"phase"`
+	// Binding is the binding of an admission policy's row.
+	Binding string  `json:"binding,omitempty"`
 	Round   int     `json:"round"`
 	Outcome Outcome `json:"outcome"`
 	// Reason says why a webhook was skipped, or what its error or denial was.

@@ -188,6 +188,11 @@ func (o *reviewOptions) run(ctx context.Context, streams Streams) error {
 			return badInput(err)
 		}
 		mutating, validating = set.MutatingConfigs(), set.ValidatingConfigs()
+		for _, obj := range set.Others {
+			if isPolicy(obj.Object) {
+				state.policies = append(state.policies, obj)
+			}
+		}
 	} else {
 		demo, err := startDemoWebhooks(ctx)
 		if err != nil {

@@ -27,6 +27,21 @@ type clusterState struct {
 	objects []*unstructured.Unstructured
 	// live is what --kubeconfig's cluster has; objects given in files win over it.
 	live []*unstructured.Unstructured
+	// policies are the admission policies and bindings of --webhooks.
+	policies []config.Object
+}
+
+// isPolicy reports an admission policy or binding.
+func isPolicy(obj *unstructured.Unstructured) bool {
+	gvk := obj.GroupVersionKind()
+	if gvk.Group != "admissionregistration.k8s.io" {
+		return false
+	}
+	switch gvk.Kind {
+	case "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding":
+		return true
+	}
+	return false
 }
 
 // stateKinds are the kinds of objects under review that the admission of the others reads, as
@@ -95,6 +110,9 @@ func (s *clusterState) withReviewed(reviews []*reviewed) []runtime.Object {
 	}
 	for _, obj := range s.objects {
 		add(obj)
+	}
+	for _, p := range s.policies {
+		add(p.Object)
 	}
 	for _, obj := range s.live {
 		add(obj)

@@ -111,14 +111,19 @@ func printReviewText(w io.Writer, req *dispatch.Request, res *dispatch.Result, o
 func printSteps(w io.Writer, res *dispatch.Result, verbose bool) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "STEP\tTYPE\tROUND\tOUTCOME\tDURATION\tDETAIL")
-	shown, skippedHooks, quietPlugins := 0, 0, 0
+	shown, skippedHooks, skippedPolicies, quietPlugins := 0, 0, 0, 0
 	for _, h := range res.Webhooks {
 		webhook := h.Type == "mutating" || h.Type == "validating"
-		quiet := h.Outcome == dispatch.OutcomeSkipped || (!webhook && h.Outcome == dispatch.OutcomeAllowed)
+		// Webhooks and admission policies are the cluster's own: listed when they ran.
+		configured := webhook || h.Binding != ""
+		quiet := h.Outcome == dispatch.OutcomeSkipped || (!configured && h.Outcome == dispatch.OutcomeAllowed)
 		if quiet && !verbose {
-			if webhook {
+			switch {
+			case webhook:
 				skippedHooks++
-			} else {
+			case configured:
+				skippedPolicies++
+			default:
 				quietPlugins++
 			}
 			continue
@@ -134,7 +139,11 @@ func printSteps(w io.Writer, res *dispatch.Result, verbose bool) error {
 		case h.Type == "admission-plugin":
 			typ = h.Phase + " plugin"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", h.Name, typ, h.Round, h.Outcome, duration, detail(h))
+		name := h.Name
+		if h.Binding != "" {
+			name += " (" + h.Binding + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", name, typ, h.Round, h.Outcome, duration, detail(h))
 		shown++
 	}
 	if shown == 0 {
@@ -146,6 +155,9 @@ func printSteps(w io.Writer, res *dispatch.Result, verbose bool) error {
 	var notes []string
 	if skippedHooks > 0 {
 		notes = append(notes, plural(skippedHooks, "webhook", "webhooks")+" not called")
+	}
+	if skippedPolicies > 0 {
+		notes = append(notes, plural(skippedPolicies, "policy binding", "policy bindings")+" not matched")
 	}
 	if quietPlugins > 0 {
 		notes = append(notes, plural(quietPlugins, "built-in step", "built-in steps")+" changed nothing")

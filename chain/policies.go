@@ -1,0 +1,577 @@
+package chain
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/admission"
+	genericinitializer "k8s.io/apiserver/pkg/admission/initializer"
+	"k8s.io/apiserver/pkg/admission/plugin/policy/generic"
+	"k8s.io/apiserver/pkg/admission/plugin/policy/matching"
+	mutatingpolicy "k8s.io/apiserver/pkg/admission/plugin/policy/mutating"
+	validatingpolicy "k8s.io/apiserver/pkg/admission/plugin/policy/validating"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/dynamic"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/component-base/compatibility"
+	"k8s.io/kubernetes/pkg/apis/admissionregistration"
+	policyvalidation "k8s.io/kubernetes/pkg/apis/admissionregistration/validation"
+
+	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/resources"
+)
+
+// A cluster's admission policies run in its admission chain: MutatingAdmissionPolicies just
+// before the mutating webhooks, ValidatingAdmissionPolicies just before the validating webhooks.
+// kube-apiserver's own policy plugins evaluate them here, one plugin per binding (each sees the
+// cluster with only its policy and binding), so that every binding has its own row in the result
+// and the order is the same on every run: policies by name, then their bindings by name. The
+// apiserver evaluates all of a plugin's policies in one call, in an order that is not specified;
+// the outcome is the same but for which of several denials is reported (admit: the first by
+// name) and the order of several mutating policies' changes.
+
+// policyBinding is one binding, with the plugin that evaluates it.
+type policyBinding struct {
+	policy, binding string
+	// reinvocable is a mutating policy with reinvocationPolicy IfNeeded: only those can run in
+	// the second round.
+	reinvocable bool
+	// inert says why the binding never applies (its policy does not exist), or "".
+	inert  string
+	plugin admission.Interface
+	// definition and bindingAccessor decide whether the policy and the binding match, for the row.
+	definition      generic.PolicyAccessor
+	bindingAccessor generic.BindingAccessor
+	matcher         generic.PolicyMatcher
+}
+
+// policyPlugins are the policy bindings of one kind, in order.
+type policyPlugins struct {
+	mutating   bool
+	bindings   []*policyBinding
+	codec      *codec
+	interfaces admission.ObjectInterfaces
+}
+
+// newPolicyPlugins builds a plugin per binding of the given kind over state (the cluster without
+// policies): kube-apiserver's ValidatingAdmissionPolicy or MutatingAdmissionPolicy plugin,
+// initialized as the apiserver initializes it, on a cluster holding state, the binding and its
+// policy.
+func newPolicyPlugins(ctx context.Context, mutating bool, policies, state []runtime.Object, namespaces []string, deps policyDeps) (*policyPlugins, error) {
+	type pair struct {
+		policy  runtime.Object
+		binding runtime.Object
+		name    [2]string
+		missing bool
+	}
+	byName := map[string]runtime.Object{}
+	var pairs []pair
+	for _, obj := range policies {
+		switch o := obj.(type) {
+		case *admissionregistrationv1.ValidatingAdmissionPolicy:
+			if !mutating {
+				byName[o.Name] = o
+			}
+		case *admissionregistrationv1.MutatingAdmissionPolicy:
+			if mutating {
+				byName[o.Name] = o
+			}
+		}
+	}
+	for _, obj := range policies {
+		switch o := obj.(type) {
+		case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
+			if !mutating {
+				p, ok := byName[o.Spec.PolicyName]
+				pairs = append(pairs, pair{policy: p, binding: o, name: [2]string{o.Spec.PolicyName, o.Name}, missing: !ok})
+			}
+		case *admissionregistrationv1.MutatingAdmissionPolicyBinding:
+			if mutating {
+				p, ok := byName[o.Spec.PolicyName]
+				pairs = append(pairs, pair{policy: p, binding: o, name: [2]string{o.Spec.PolicyName, o.Name}, missing: !ok})
+			}
+		}
+	}
+	sort.Slice(pairs, func(i, j int) bool {
+		if pairs[i].name[0] != pairs[j].name[0] {
+			return pairs[i].name[0] < pairs[j].name[0]
+		}
+		return pairs[i].name[1] < pairs[j].name[1]
+	})
+
+	out := &policyPlugins{mutating: mutating, codec: deps.codec, interfaces: admission.NewObjectInterfacesFromScheme(deps.codec.scheme)}
+	var ready []func() error
+	for _, p := range pairs {
+		b := &policyBinding{policy: p.name[0], binding: p.name[1]}
+		out.bindings = append(out.bindings, b)
+		if p.missing {
+			b.inert = fmt.Sprintf("its policy %q does not exist", p.name[0])
+			continue
+		}
+		objects := append(append([]runtime.Object{}, state...), p.policy, p.binding)
+		plugin, wait, err := deps.plugin(ctx, mutating, objects, namespaces)
+		if err != nil {
+			return nil, fmt.Errorf("binding %q of policy %q: %w", p.name[1], p.name[0], err)
+		}
+		b.plugin, b.matcher = plugin.plugin, plugin.matcher
+		ready = append(ready, wait)
+		switch o := p.policy.(type) {
+		case *admissionregistrationv1.ValidatingAdmissionPolicy:
+			b.definition = validatingpolicy.NewValidatingAdmissionPolicyAccessor(o)
+			b.bindingAccessor = validatingpolicy.NewValidatingAdmissionPolicyBindingAccessor(p.binding.(*admissionregistrationv1.ValidatingAdmissionPolicyBinding))
+		case *admissionregistrationv1.MutatingAdmissionPolicy:
+			b.reinvocable = o.Spec.ReinvocationPolicy == admissionregistrationv1.IfNeededReinvocationPolicy
+			b.definition = mutatingpolicy.NewMutatingAdmissionPolicyAccessor(o)
+			b.bindingAccessor = mutatingpolicy.NewMutatingAdmissionPolicyBindingAccessor(p.binding.(*admissionregistrationv1.MutatingAdmissionPolicyBinding))
+		}
+	}
+	// The plugins become ready once their policy source has read the cluster: wait for all of
+	// them at once.
+	errs := make([]error, len(ready))
+	var wg sync.WaitGroup
+	for i, wait := range ready {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = wait() }()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// policyDeps builds the plugin of one binding.
+type policyDeps struct {
+	codec      *codec
+	restMapper meta.RESTMapper
+	schemas    *apiSchemas
+	// clusters are the clusters built for the plugins, closed with the chain.
+	clusters *[]*cluster
+	dynamic  func(objects []runtime.Object) (dynamic.Interface, error)
+}
+
+type initializedPolicy struct {
+	plugin  admission.Interface
+	matcher generic.PolicyMatcher
+}
+
+// plugin initializes kube-apiserver's policy plugin on a cluster of its own holding objects.
+func (d policyDeps) plugin(ctx context.Context, mutating bool, objects []runtime.Object, namespaces []string) (*initializedPolicy, func() error, error) {
+	state, err := newCluster(objects, namespaces)
+	if err != nil {
+		return nil, nil, err
+	}
+	*d.clusters = append(*d.clusters, state)
+	dyn, err := d.dynamic(objects)
+	if err != nil {
+		return nil, nil, err
+	}
+	client := schemaClientset{Interface: state.client, discovery: schemaDiscovery{DiscoveryInterface: state.client.Discovery(), openapi: d.schemas.client()}}
+	registry := admission.NewPlugins()
+	name := validatingpolicy.PluginName
+	if mutating {
+		mutatingpolicy.Register(registry)
+		name = mutatingpolicy.PluginName
+	} else {
+		validatingpolicy.Register(registry)
+	}
+	initializers := admission.PluginInitializers{
+		genericinitializer.New(client, dyn, state.informers, allowAll{}, utilfeature.DefaultFeatureGate,
+			compatibility.NewEffectiveVersionFromString(kubeVersion, "", ""), state.stop, d.restMapper),
+		policyExclusions{},
+	}
+	plugin, err := registry.InitPlugin(name, nil, initializers)
+	if err != nil {
+		return nil, nil, fmt.Errorf("admission plugin %s: %w", name, err)
+	}
+	if err := state.start(ctx); err != nil {
+		return nil, nil, err
+	}
+	matcher := generic.NewPolicyMatcher(matching.NewMatcher(state.informers.Core().V1().Namespaces().Lister(), state.client))
+	wait := func() error {
+		ready, ok := plugin.(interface{ WaitForReady() bool })
+		if ok && !ready.WaitForReady() {
+			return fmt.Errorf("admission plugin %s did not read its policies", name)
+		}
+		return nil
+	}
+	return &initializedPolicy{plugin: plugin, matcher: matcher}, wait, nil
+}
+
+// policyExclusions gives the policy plugins the resources kube-apiserver excludes from admission
+// (the virtual reviews).
+type policyExclusions struct{}
+
+func (policyExclusions) Initialize(plugin admission.Interface) {
+	if wants, ok := plugin.(genericinitializer.WantsExcludedAdmissionResources); ok {
+		wants.SetExcludedAdmissionResources(dispatch.ExcludedVirtualResources())
+	}
+}
+
+// Name, Type, Admit and Validate make policyPlugins a dispatch plugin.
+func (p *policyPlugins) Name() string {
+	if p.mutating {
+		return mutatingpolicy.PluginName
+	}
+	return validatingpolicy.PluginName
+}
+
+func (p *policyPlugins) Type() string {
+	if p.mutating {
+		return "mutating-policy"
+	}
+	return "validating-policy"
+}
+
+type mutatingPolicies struct{ *policyPlugins }
+
+func (m mutatingPolicies) Admit(ctx context.Context, at *dispatch.Attributes) error {
+	return m.run(ctx, at)
+}
+
+type validatingPolicies struct{ *policyPlugins }
+
+func (v validatingPolicies) Validate(ctx context.Context, at *dispatch.Attributes) error {
+	return v.run(ctx, at)
+}
+
+// run evaluates every binding in order and records a row for each. A validating binding's
+// denial does not stop the others (the apiserver evaluates them all, for their warnings and
+// audit annotations); the first denial is the answer. A mutating binding's error stops the
+// phase, as in the apiserver.
+func (p *policyPlugins) run(ctx context.Context, at *dispatch.Attributes) error {
+	if len(p.bindings) == 0 {
+		at.NotApplicable()
+		return nil
+	}
+	req := at.Request
+	if !p.codec.builtin(req.Kind) && !p.codec.custom.knows(req.Kind) {
+		for _, b := range p.bindings {
+			at.Record(p.row(b, dispatch.OutcomeSkipped, "admit knows neither the kind nor a CRD of "+req.Kind.String(), 0))
+		}
+		return nil
+	}
+	obj, err := p.codec.internalObject(at)
+	if err != nil {
+		return err
+	}
+	old, err := p.codec.internalOldObject(at)
+	if err != nil {
+		return err
+	}
+	options, err := operationOptions(req)
+	if err != nil {
+		return err
+	}
+	annotations := newPolicyAnnotations()
+	var first error
+	changed := false
+	for _, b := range p.bindings {
+		start := time.Now()
+		if at.IsReinvoke() && !b.reinvocable {
+			continue // the plugin does not run it again: no row
+		}
+		if b.inert != "" {
+			at.Record(p.row(b, dispatch.OutcomeSkipped, b.inert, 0))
+			continue
+		}
+		record := &annotatedAttributes{Attributes: admission.NewAttributesRecord(obj, old, req.Kind, req.Namespace, at.Name(), req.Resource, req.SubResource,
+			admission.Operation(req.Operation), options, req.DryRun, userInfo(req))}
+		attrs := &reinvokingAttributes{annotatedAttributes: record, context: reinvocationContext{at}}
+		if skip := p.matches(b, attrs); skip != "" {
+			at.Record(p.row(b, dispatch.OutcomeSkipped, skip, 0))
+			continue
+		}
+		recorder := &warnings{}
+		callCtx := requestContext(ctx, req, recorder)
+		var before runtime.Object
+		if p.mutating && obj != nil {
+			before = obj.DeepCopyObject()
+		}
+		if p.mutating {
+			err = b.plugin.(admission.MutationInterface).Admit(callCtx, attrs, p.interfaces)
+		} else {
+			err = b.plugin.(admission.ValidationInterface).Validate(callCtx, attrs, p.interfaces)
+		}
+		elapsed := time.Since(start)
+		warned := recorder.list()
+		for _, w := range warned {
+			at.AddWarning(w)
+		}
+		for _, a := range record.annotations {
+			annotations.add(b.policy, a[0], a[1])
+		}
+		switch {
+		case err != nil:
+			outcome := dispatch.OutcomeError
+			if status, ok := err.(apierrors.APIStatus); ok && status.Status().Code >= 400 && status.Status().Code < 500 {
+				outcome = dispatch.OutcomeDenied
+			}
+			at.Record(p.row(b, outcome, err.Error(), elapsed))
+			if p.mutating {
+				annotations.publish(at)
+				return err
+			}
+			if first == nil {
+				first = err
+			}
+		case p.mutating && obj != nil && !apiequality.Semantic.DeepEqual(before, obj):
+			changed = true
+			at.Record(p.row(b, dispatch.OutcomePatched, "", elapsed))
+		default:
+			at.Record(p.row(b, dispatch.OutcomeAllowed, strings.Join(warned, "; "), elapsed))
+		}
+	}
+	annotations.publish(at)
+	if changed {
+		out, err := p.codec.fromInternal(obj, req.Kind)
+		if err != nil {
+			return apierrors.NewInternalError(err)
+		}
+		at.SetObject(out)
+	}
+	return first
+}
+
+// matches says why a binding does not apply to the request, or "" when it does: the policy's
+// matchConstraints, then the binding's matchResources, as the plugin decides.
+func (p *policyPlugins) matches(b *policyBinding, attrs admission.Attributes) string {
+	ok, _, _, err := b.matcher.DefinitionMatches(attrs, p.interfaces, b.definition)
+	if err != nil {
+		return "" // the plugin reports the error under the failure policy
+	}
+	if !ok {
+		return "the policy's matchConstraints do not match " + describeAttributes(attrs)
+	}
+	ok, err = b.matcher.BindingMatches(attrs, p.interfaces, b.bindingAccessor)
+	if err != nil {
+		return ""
+	}
+	if !ok {
+		return "the binding's matchResources do not match " + describeAttributes(attrs)
+	}
+	return ""
+}
+
+func describeAttributes(a admission.Attributes) string {
+	r := a.GetResource()
+	resource := r.Resource
+	if a.GetSubresource() != "" {
+		resource += "/" + a.GetSubresource()
+	}
+	if r.Group != "" {
+		resource += "." + r.Group
+	}
+	return fmt.Sprintf("%s %s", a.GetOperation(), resource)
+}
+
+func (p *policyPlugins) row(b *policyBinding, outcome dispatch.Outcome, reason string, elapsed time.Duration) dispatch.WebhookResult {
+	return dispatch.WebhookResult{Name: b.policy, Binding: b.binding, Type: p.Type(), Outcome: outcome, Reason: reason, Duration: elapsed}
+}
+
+// policyAnnotations merges what a policy's bindings annotate, as the plugin does within one
+// policy: distinct values of a key are joined with ", ". Other annotations (the Audit action's
+// validation failure) are added as they come: the first value of a key stays.
+type policyAnnotations struct {
+	keys   []string
+	values map[string][]string
+	direct [][2]string
+}
+
+func newPolicyAnnotations() *policyAnnotations {
+	return &policyAnnotations{values: map[string][]string{}}
+}
+
+func (a *policyAnnotations) add(policy, key, value string) {
+	if !strings.HasPrefix(key, policy+"/") {
+		a.direct = append(a.direct, [2]string{key, value})
+		return
+	}
+	for _, v := range a.values[key] {
+		if v == value {
+			return
+		}
+	}
+	if _, ok := a.values[key]; !ok {
+		a.keys = append(a.keys, key)
+	}
+	a.values[key] = append(a.values[key], value)
+}
+
+func (a *policyAnnotations) publish(at *dispatch.Attributes) {
+	for _, kv := range a.direct {
+		at.AddAnnotation(kv[0], kv[1])
+	}
+	for _, key := range a.keys {
+		at.AddAnnotation(key, strings.Join(a.values[key], ", "))
+	}
+}
+
+// reinvokingAttributes are admission attributes whose reinvocation context lasts across the
+// mutating phase's rounds, as the apiserver's does for a whole request.
+type reinvokingAttributes struct {
+	*annotatedAttributes
+	context reinvocationContext
+}
+
+func (r *reinvokingAttributes) GetReinvocationContext() admission.ReinvocationContext {
+	return r.context
+}
+
+// reinvocationContext is the apiserver's reinvocation context over the dispatcher's: a policy's
+// change asks for a second round; what the plugin remembers between rounds is kept with the
+// admission.
+type reinvocationContext struct{ at *dispatch.Attributes }
+
+type reinvocationKey string
+
+func (r reinvocationContext) IsReinvoke() bool        { return r.at.IsReinvoke() }
+func (r reinvocationContext) SetIsReinvoke()          {}
+func (r reinvocationContext) ShouldReinvoke() bool    { return false }
+func (r reinvocationContext) SetShouldReinvoke()      { r.at.RequireReinvocation() }
+func (r reinvocationContext) Value(plugin string) any { return r.at.Value(reinvocationKey(plugin)) }
+func (r reinvocationContext) SetValue(plugin string, v any) {
+	r.at.SetValue(reinvocationKey(plugin), v)
+}
+
+// splitObjects sorts the cluster state: admission policies and bindings, objects of built-in
+// kinds (typed), and custom resources (which only the dynamic client serves, as parameters).
+func splitObjects(objects []runtime.Object, custom *customResources) (policies, builtin, customObjects []runtime.Object, err error) {
+	scheme := clientgoscheme.Scheme
+	for _, obj := range objects {
+		gvk := obj.GetObjectKind().GroupVersionKind()
+		if u, ok := obj.(*unstructured.Unstructured); ok && !scheme.Recognizes(gvk) {
+			if !custom.knows(gvk) {
+				return nil, nil, nil, fmt.Errorf("the cluster state has %s %q, of a kind that is neither built in nor defined by a given CRD", gvk.Kind, u.GetName())
+			}
+			customObjects = append(customObjects, u)
+			continue
+		}
+		typed, err := asTyped(obj)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		// As stored: the apiserver defaults what it stores (a policy's empty selectors match
+		// everything).
+		kube, _ := kubeScheme()
+		kube.Default(typed)
+		switch typed.(type) {
+		case *admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding,
+			*admissionregistrationv1.MutatingAdmissionPolicy, *admissionregistrationv1.MutatingAdmissionPolicyBinding:
+			if err := validatePolicy(typed); err != nil {
+				return nil, nil, nil, err
+			}
+			policies = append(policies, typed)
+		default:
+			builtin = append(builtin, typed)
+		}
+	}
+	return policies, builtin, customObjects, nil
+}
+
+// newRESTMapper maps kinds to resources for the policy plugins (a policy's paramKind): the
+// built-in resources of 1.36 and those of the CRDs.
+func newRESTMapper(crds []*apiextensionsv1.CustomResourceDefinition) (meta.RESTMapper, error) {
+	mapper, err := resources.Builtin()
+	if err != nil {
+		return nil, err
+	}
+	if mapper, err = mapper.WithCRDs(crds...); err != nil {
+		return nil, err
+	}
+	var versions []schema.GroupVersion
+	seen := map[schema.GroupVersion]bool{}
+	for _, r := range mapper.Resources() {
+		if gv := r.GVR.GroupVersion(); !seen[gv] {
+			seen[gv] = true
+			versions = append(versions, gv)
+		}
+	}
+	out := meta.NewDefaultRESTMapper(versions)
+	for _, r := range mapper.Resources() {
+		scope := meta.RESTScopeRoot
+		if r.Namespaced {
+			scope = meta.RESTScopeNamespace
+		}
+		out.AddSpecific(r.Kind, r.GVR, r.GVR, scope)
+	}
+	return out, nil
+}
+
+// newDynamicClient serves objects, custom resources among them, to the policy plugins' parameter
+// informers.
+func newDynamicClient(objects []runtime.Object, mapper meta.RESTMapper) (dynamic.Interface, error) {
+	scheme := runtime.NewScheme()
+	listKinds := map[schema.GroupVersionResource]string{}
+	var unstructuredObjects []runtime.Object
+	for _, obj := range objects {
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+		if err != nil {
+			return nil, err
+		}
+		u := &unstructured.Unstructured{Object: m}
+		gvk := obj.GetObjectKind().GroupVersionKind()
+		if gvk.Empty() {
+			kinds, _, err := clientgoscheme.Scheme.ObjectKinds(obj)
+			if err != nil {
+				return nil, err
+			}
+			gvk = kinds[0]
+		}
+		u.SetGroupVersionKind(gvk)
+		mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil {
+			return nil, fmt.Errorf("%s %q: %w", gvk.Kind, u.GetName(), err)
+		}
+		listKinds[mapping.Resource] = gvk.Kind + "List"
+		unstructuredObjects = append(unstructuredObjects, u)
+	}
+	return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, listKinds, unstructuredObjects...), nil
+}
+
+// validatePolicy is kube-apiserver's validation of an admission policy or binding on create,
+// with its message (422 Invalid).
+func validatePolicy(obj runtime.Object) error {
+	kube, _ := kubeScheme()
+	kinds, _, err := kube.ObjectKinds(obj)
+	if err != nil {
+		return err
+	}
+	kind := kinds[0]
+	internal, err := kube.ConvertToVersion(obj, schema.GroupVersion{Group: kind.Group, Version: runtime.APIVersionInternal})
+	if err != nil {
+		return err
+	}
+	var errs field.ErrorList
+	switch p := internal.(type) {
+	case *admissionregistration.ValidatingAdmissionPolicy:
+		errs = policyvalidation.ValidateValidatingAdmissionPolicy(p)
+	case *admissionregistration.ValidatingAdmissionPolicyBinding:
+		errs = policyvalidation.ValidateValidatingAdmissionPolicyBinding(p)
+	case *admissionregistration.MutatingAdmissionPolicy:
+		errs = policyvalidation.ValidateMutatingAdmissionPolicy(p)
+	case *admissionregistration.MutatingAdmissionPolicyBinding:
+		errs = policyvalidation.ValidateMutatingAdmissionPolicyBinding(p)
+	}
+	if len(errs) > 0 {
+		accessor, _ := meta.Accessor(obj)
+		return apierrors.NewInvalid(kind.GroupKind(), accessor.GetName(), errs)
+	}
+	return nil
+}
