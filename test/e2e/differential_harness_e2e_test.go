@@ -25,6 +25,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/dynamic"
@@ -163,6 +164,9 @@ type differential struct {
 	// setup prepares the scenario's namespace before the webhooks are configured, e.g. with a
 	// LimitRange.
 	setup func(t *testing.T, namespace string)
+	// policies are admission policies and bindings (named after the scenario and scoped to its
+	// namespace by the harness) and their parameters (created in the scenario's namespace).
+	policies []map[string]any
 	// apiserverPanics: the webhook's answer makes kube-apiserver's handler panic, so its client
 	// gets no status, only a reset stream; the dispatcher must answer an internal error instead.
 	apiserverPanics bool
@@ -262,6 +266,9 @@ type scenarioRun struct {
 	// mapper and converter are the suite's, with the scenario's CRD.
 	mapper    *resources.Mapper
 	converter *convert.Converter
+	// policyObjects are the policies, bindings and parameters created for the scenario, as
+	// stored.
+	policyObjects []runtime.Object
 }
 
 // run runs one scenario: set up, admit through the apiserver, admit through the dispatcher, compare.
@@ -291,8 +298,10 @@ func (suite *differentialSuite) run(t *testing.T, sc *differential) {
 	if sc.write.existing != nil {
 		r.createExisting(t)
 	}
+	r.createPolicies(t)
 	r.configure(t)
 	r.awaitMarkers(t)
+	r.awaitPolicies(t)
 	r.server.Reset()
 
 	apiserver, generatedName, apiserverUIDs := r.throughAPIServer(t)
@@ -693,7 +702,7 @@ func (r *scenarioRun) throughDispatcher(t *testing.T, generatedName string) (*ou
 	if r.sc.crd != nil {
 		crds = append(crds, r.sc.crd)
 	}
-	c, err := chain.New(ctx, chain.Config{Objects: state, CRDs: crds, FieldManager: clientFieldManager()})
+	c, err := chain.New(ctx, chain.Config{Objects: append(state, r.policyObjects...), CRDs: crds, FieldManager: clientFieldManager()})
 	if err != nil {
 		t.Fatal(err)
 	}
