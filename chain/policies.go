@@ -548,30 +548,46 @@ func newDynamicClient(objects []runtime.Object, mapper meta.RESTMapper) (dynamic
 // validatePolicy is kube-apiserver's validation of an admission policy or binding on create,
 // with its message (422 Invalid).
 func validatePolicy(obj runtime.Object) error {
-	kube, _ := kubeScheme()
-	kinds, _, err := kube.ObjectKinds(obj)
+	errs, kind, err := PolicyErrors(obj)
 	if err != nil {
 		return err
-	}
-	kind := kinds[0]
-	internal, err := kube.ConvertToVersion(obj, schema.GroupVersion{Group: kind.Group, Version: runtime.APIVersionInternal})
-	if err != nil {
-		return err
-	}
-	var errs field.ErrorList
-	switch p := internal.(type) {
-	case *admissionregistration.ValidatingAdmissionPolicy:
-		errs = policyvalidation.ValidateValidatingAdmissionPolicy(p)
-	case *admissionregistration.ValidatingAdmissionPolicyBinding:
-		errs = policyvalidation.ValidateValidatingAdmissionPolicyBinding(p)
-	case *admissionregistration.MutatingAdmissionPolicy:
-		errs = policyvalidation.ValidateMutatingAdmissionPolicy(p)
-	case *admissionregistration.MutatingAdmissionPolicyBinding:
-		errs = policyvalidation.ValidateMutatingAdmissionPolicyBinding(p)
 	}
 	if len(errs) > 0 {
 		accessor, _ := meta.Accessor(obj)
-		return apierrors.NewInvalid(kind.GroupKind(), accessor.GetName(), errs)
+		return apierrors.NewInvalid(kind, accessor.GetName(), errs)
 	}
 	return nil
+}
+
+// PolicyErrors is kube-apiserver's validation of a ValidatingAdmissionPolicy,
+// MutatingAdmissionPolicy or one of their bindings on create: the field errors it would answer
+// with, and the object's kind. An object of another kind is an error.
+func PolicyErrors(obj runtime.Object) (field.ErrorList, schema.GroupKind, error) {
+	kube, _ := kubeScheme()
+	typed, err := asTyped(obj)
+	if err != nil {
+		return nil, schema.GroupKind{}, err
+	}
+	typed = typed.DeepCopyObject()
+	kube.Default(typed)
+	kinds, _, err := kube.ObjectKinds(typed)
+	if err != nil {
+		return nil, schema.GroupKind{}, err
+	}
+	kind := kinds[0]
+	internal, err := kube.ConvertToVersion(typed, schema.GroupVersion{Group: kind.Group, Version: runtime.APIVersionInternal})
+	if err != nil {
+		return nil, kind.GroupKind(), err
+	}
+	switch p := internal.(type) {
+	case *admissionregistration.ValidatingAdmissionPolicy:
+		return policyvalidation.ValidateValidatingAdmissionPolicy(p), kind.GroupKind(), nil
+	case *admissionregistration.ValidatingAdmissionPolicyBinding:
+		return policyvalidation.ValidateValidatingAdmissionPolicyBinding(p), kind.GroupKind(), nil
+	case *admissionregistration.MutatingAdmissionPolicy:
+		return policyvalidation.ValidateMutatingAdmissionPolicy(p), kind.GroupKind(), nil
+	case *admissionregistration.MutatingAdmissionPolicyBinding:
+		return policyvalidation.ValidateMutatingAdmissionPolicyBinding(p), kind.GroupKind(), nil
+	}
+	return nil, kind.GroupKind(), fmt.Errorf("%s is not an admission policy or binding", kind.Kind)
 }

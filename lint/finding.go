@@ -13,8 +13,8 @@ type Finding struct {
 	Name string `json:"name"`
 	// Severity of this finding: usually the rule's, some rules grade by failurePolicy.
 	Severity Severity `json:"severity"`
-	// Kind is MutatingWebhookConfiguration or ValidatingWebhookConfiguration; Configuration
-	// its name.
+	// Kind is the kind of the object the finding is about: MutatingWebhookConfiguration,
+	// ValidatingWebhookConfiguration, an admission policy or a binding; Configuration its name.
 	Kind          string `json:"kind"`
 	Configuration string `json:"configuration"`
 	// Webhook is the name of the webhook the finding is about; empty when it is about the

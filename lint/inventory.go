@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/admitkit/admit/certs"
 	"github.com/admitkit/admit/dispatch/config"
@@ -31,6 +32,8 @@ type inventory struct {
 	secrets      map[namespacedName][]*x509.Certificate
 	certificates map[namespacedName]*certificateSpec
 	crds         []*apiextensionsv1.CustomResourceDefinition
+	// objects are every object of the input by kind (policies' parameters are any kind).
+	objects map[schema.GroupKind][]objectRef
 }
 
 // namespacedName names an object. The namespace is empty for an object the input gives none:
@@ -57,6 +60,12 @@ func lookup[V any](m map[namespacedName]V, namespace, name string) (V, bool) {
 	}
 	v, ok := m[namespacedName{"", name}]
 	return v, ok
+}
+
+// objectRef is any object of the input, by kind: what a policy's parameters are looked up in.
+type objectRef struct {
+	namespace, name string
+	labels          labels.Set
 }
 
 // workload is what lint needs of a Deployment, StatefulSet or DaemonSet: its pods' labels and
@@ -108,6 +117,10 @@ func newInventory(set *config.Set) (*inventory, error) {
 
 func (inv *inventory) add(u *unstructured.Unstructured) error {
 	gvk := u.GroupVersionKind()
+	if inv.objects == nil {
+		inv.objects = map[schema.GroupKind][]objectRef{}
+	}
+	inv.objects[gvk.GroupKind()] = append(inv.objects[gvk.GroupKind()], objectRef{namespace: u.GetNamespace(), name: u.GetName(), labels: u.GetLabels()})
 	if gvk.Group == certificateGroup && gvk.Kind == certificateKind {
 		return inv.addCertificate(u)
 	}

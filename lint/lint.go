@@ -53,6 +53,9 @@ type Options struct {
 	// RunlevelLabels are the namespace labels read as runlevels, first found wins; default
 	// DefaultRunlevelLabels().
 	RunlevelLabels []string
+	// Policies validates and type-checks admission policies with Kubernetes' own code (package
+	// chain's PolicyChecker). Without it, policies are checked by the other F rules only.
+	Policies PolicyChecker
 }
 
 // analysis is one run: the options resolved, the input indexed.
@@ -65,6 +68,9 @@ type analysis struct {
 	inv            *inventory
 	configs        []*configuration
 	restartWrites  []restartWrite
+	policies       []*admissionPolicy
+	bindings       []*policyBinding
+	checker        PolicyChecker
 }
 
 // finding is what a check reports; Run completes it with the rule and the configuration.
@@ -93,6 +99,8 @@ func checks() []check {
 		"C01": checkWildcards, "C02": checkMatchConditions, "C03": checkMatchPolicy, "C04": checkMirrorPods,
 		"D01": checkTimeout, "D02": checkChainDeadline,
 		"E01": checkCABundlePEM, "E02": checkExpiry, "E03": checkNames, "E04": checkSHA1, "E05": checkEmptyCABundle,
+		"F01": checkBindingWithoutPolicy, "F02": checkParams, "F03": checkPolicyKubeSystem, "F04": checkPolicyOnOwnParams,
+		"F05": checkPolicyTypes, "F06": checkWarnOnlyBinding,
 	}
 	var out []check
 	for _, r := range Rules() {
@@ -165,6 +173,15 @@ func newAnalysis(set *config.Set, opts Options, index map[string]string) (*analy
 	if a.configs, err = buildConfigurations(set, inv, index); err != nil {
 		return nil, err
 	}
+	policyConfigs, policies, bindings, err := buildPolicies(set, inv, opts.Policies)
+	if err != nil {
+		return nil, err
+	}
+	if err := applyDisableAnnotations(policyConfigs, index); err != nil {
+		return nil, err
+	}
+	a.configs = append(a.configs, policyConfigs...)
+	a.policies, a.bindings, a.checker = policies, bindings, opts.Policies
 	return a, nil
 }
 

@@ -44,7 +44,7 @@ func ruleIDs(findings []Finding) []string {
 
 func TestRulesCatalogue(t *testing.T) {
 	ids, names := map[string]bool{}, map[string]bool{}
-	idPattern := regexp.MustCompile(`^[A-E][0-9]{2}$`)
+	idPattern := regexp.MustCompile(`^[A-F][0-9]{2}$`)
 	namePattern := regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 	for _, r := range Rules() {
 		if !idPattern.MatchString(r.ID) || !namePattern.MatchString(r.Name) {

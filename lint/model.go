@@ -163,18 +163,26 @@ func buildConfigurations(set *config.Set, inv *inventory, index map[string]strin
 	slices.SortStableFunc(out, func(x, y *configuration) int {
 		return cmp.Or(strings.Compare(x.source.File, y.source.File), cmp.Compare(x.source.Document, y.source.Document), cmp.Compare(x.source.Item, y.source.Item))
 	})
-	for _, c := range out {
+	if err := applyDisableAnnotations(out, index); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// applyDisableAnnotations reads each configuration's DisableAnnotation.
+func applyDisableAnnotations(configs []*configuration, index map[string]string) error {
+	for _, c := range configs {
 		value, ok := c.annotations[DisableAnnotation]
 		if !ok {
 			continue
 		}
 		ids, unknown := resolveRuleList(index, []string{value})
 		if len(unknown) > 0 {
-			return nil, fmt.Errorf("%s: %s: %w", c.source, c.display(), errUnknownRules("annotation "+DisableAnnotation, unknown))
+			return fmt.Errorf("%s: %s: %w", c.source, c.display(), errUnknownRules("annotation "+DisableAnnotation, unknown))
 		}
 		c.disabled = ids
 	}
-	return out, nil
+	return nil
 }
 
 func newWebhook(c *configuration, index int, mutating bool, spec admissionregistrationv1.ValidatingWebhook, reinvocation admissionregistrationv1.ReinvocationPolicyType, inv *inventory) *webhook {

@@ -8,7 +8,7 @@ import (
 
 // Rule describes one check. Rule IDs are stable: scripts, suppression annotations and SARIF
 // consumers refer to them. The letter is the group: A what the apiserver refuses or warns about,
-// B availability and bootstrap deadlocks, C scope, D timeouts, E TLS.
+// B availability and bootstrap deadlocks, C scope, D timeouts, E TLS, F admission policies.
 type Rule struct {
 	// ID is the stable identifier, e.g. "B02".
 	ID string
@@ -93,6 +93,24 @@ func Rules() []Rule {
 		{ID: "E05", Name: "empty-ca-bundle", Severity: Warning,
 			Summary: "A service webhook has no caBundle and nothing declares that one will be injected.",
 			Help:    "Without caBundle the apiserver verifies the server against its own system roots, which never signed an in-cluster serving certificate. Set caBundle, or annotate the configuration for injection (cert-manager.io/inject-ca-from, service.beta.openshift.io/inject-cabundle...)."},
+		{ID: "F01", Name: "binding-without-policy", Severity: Warning,
+			Summary: "An admission policy binding names a policy that is not in the input.",
+			Help:    "kube-apiserver ignores a binding whose policy does not exist: nothing is enforced and nothing says so. Apply the policy with its bindings, or fix spec.policyName."},
+		{ID: "F02", Name: "params-not-supplied", Severity: Error,
+			Summary: "A policy's paramKind is neither built in nor defined by a CRD in the input, or its binding names parameters the input does not have (error when the binding denies on missing parameters, warning otherwise).",
+			Help:    "While a binding's parameters are missing, parameterNotFoundAction decides: Deny (with the default failurePolicy Fail) rejects every request the binding matches, Allow enforces nothing. Ship the CRD and the parameter objects with the policy, or check the names."},
+		{ID: "F03", Name: "fail-closed-policy-kube-system", Severity: Warning,
+			Summary: "A fail-closed admission policy can deny writes the control plane needs in kube-system.",
+			Help:    "A policy whose expression fails at runtime, or whose parameters go missing, denies every request it matches under failurePolicy Fail, the default. In kube-system that stops the control plane and its add-ons from recreating pods, renewing leases or publishing endpoints. Exclude kube-system with matchConstraints.namespaceSelector or the binding's matchResources."},
+		{ID: "F04", Name: "policy-on-own-params", Severity: Warning,
+			Summary: "A fail-closed admission policy applies to the kind of its own parameters.",
+			Help:    "A change to the policy's parameters goes through the policy itself: a mistake in them, or an expression that fails on them, can deny the very change that would fix it. Exclude the parameters (by namespace or label) from matchConstraints."},
+		{ID: "F05", Name: "policy-type-check", Severity: Warning,
+			Summary: "A policy's CEL expression does not type-check against a kind it matches.",
+			Help:    "kube-apiserver type-checks a ValidatingAdmissionPolicy against the schemas of the kinds it matches and reports the problems only in the policy's status. An expression that does not fit the kind fails at runtime, where failurePolicy decides. Fix the expression, or narrow matchConstraints to the kinds it was written for."},
+		{ID: "F06", Name: "warn-only-binding", Severity: Info,
+			Summary: "A validating policy binding never denies: its validationActions are Warn or Audit only.",
+			Help:    "Warn and Audit report violations without rejecting them: right while a policy is rolled out, easy to forget afterwards. Add Deny once the policy has been observed."},
 	}
 }
 

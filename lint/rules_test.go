@@ -76,10 +76,11 @@ func onlyRule(findings []Finding, id string) []Finding {
 // TestRuleFixtures runs every rule on its two fixtures: <ID>-trigger.yaml must draw the
 // findings in <ID>-trigger.golden, <ID>-pass.yaml none of the rule.
 func TestRuleFixtures(t *testing.T) {
+	opts := Options{Policies: newChainPolicies(t)}
 	for _, rule := range Rules() {
 		t.Run(rule.ID, func(t *testing.T) {
 			base := filepath.Join("testdata", "rules", rule.ID)
-			triggered := onlyRule(lintFiles(t, Options{}, base+"-trigger.yaml"), rule.ID)
+			triggered := onlyRule(lintFiles(t, opts, base+"-trigger.yaml"), rule.ID)
 			if len(triggered) == 0 {
 				t.Errorf("%s-trigger.yaml: no %s finding", rule.ID, rule.ID)
 			}
@@ -90,7 +91,7 @@ func TestRuleFixtures(t *testing.T) {
 			}
 			checkGolden(t, base+"-trigger.golden", render(triggered))
 
-			if passed := onlyRule(lintFiles(t, Options{}, base+"-pass.yaml"), rule.ID); len(passed) > 0 {
+			if passed := onlyRule(lintFiles(t, opts, base+"-pass.yaml"), rule.ID); len(passed) > 0 {
 				t.Errorf("%s-pass.yaml: unexpected findings:\n%s", rule.ID, render(passed))
 			}
 		})

@@ -147,8 +147,16 @@ func (o *lintOptions) run(ctx context.Context, streams Streams, paths []string) 
 	default:
 		return badInput(errors.New(`nothing to lint: give files, directories or "-" (standard input), or --kubeconfig`))
 	}
-	if len(set.Mutating) == 0 && len(set.Validating) == 0 {
-		fmt.Fprintln(streams.Err, "admit lint: warning: no webhook configurations found")
+	policies := hasPolicies(set)
+	if len(set.Mutating) == 0 && len(set.Validating) == 0 && !policies {
+		fmt.Fprintln(streams.Err, "admit lint: warning: no webhook configurations or admission policies found")
+	}
+	if policies {
+		checker, err := newPolicyChecker(set)
+		if err != nil {
+			return badInput(err)
+		}
+		opts.Policies = checker
 	}
 	findings, err := lint.Run(set, opts)
 	if err != nil {
@@ -212,16 +220,22 @@ func (o *lintOptions) readCluster(ctx context.Context, stderr io.Writer) (*confi
 	if name == "" {
 		name = raw.CurrentContext
 	}
-	set, err := cluster.Load(ctx, client, cluster.Options{Dynamic: dynamicClient, Name: strings.TrimSpace("cluster " + name)})
-	if err != nil {
-		return nil, nil, err
-	}
 	mapper, err := resources.FromDiscovery(client.Discovery())
 	if err != nil {
 		fmt.Fprintf(stderr, "admit lint: warning: %v\n", err)
 		if mapper == nil {
 			fmt.Fprintln(stderr, "admit lint: warning: using the resources of Kubernetes 1.36 instead of the cluster's")
 		}
+	}
+	paramResources := mapper
+	if paramResources == nil {
+		if paramResources, err = resources.Builtin(); err != nil {
+			return nil, nil, err
+		}
+	}
+	set, err := cluster.Load(ctx, client, cluster.Options{Dynamic: dynamicClient, Resources: paramResources, Name: strings.TrimSpace("cluster " + name)})
+	if err != nil {
+		return nil, nil, err
 	}
 	return set, mapper, nil
 }

@@ -251,7 +251,7 @@ func TestLintRecursive(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(nested, "slow.yaml"), []byte(slowWebhookYAML("")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := runLint(t, "", dir); code != ExitOK || !strings.Contains(stderr, "no webhook configurations found") {
+	if code, _, stderr := runLint(t, "", dir); code != ExitOK || !strings.Contains(stderr, "no webhook configurations or admission policies found") {
 		t.Errorf("without -R: exit code %d, stderr %q; want 0 and a warning that nothing was found", code, stderr)
 	}
 	if code, stdout, _ := runLint(t, "", "-R", dir); code != ExitRejected || !strings.Contains(stdout, "D01") {

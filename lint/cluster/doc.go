@@ -2,6 +2,7 @@
 // the Mutating- and ValidatingWebhookConfigurations, every Namespace (for their labels), and in
 // the namespaces of the webhooks' Services those Services, the Deployments, StatefulSets and
 // DaemonSets serving them, their PodDisruptionBudgets and, when cert-manager is installed, its
-// Certificates. Secrets are never read: lint must not need permission to read private keys, so
+// Certificates; the admission policies and their bindings, and the objects of
+// their parameter kinds. Secrets are never read: lint must not need permission to read private keys, so
 // the serving-certificate checks that look at Secrets only apply to files.
 package cluster

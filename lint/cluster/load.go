@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/admitkit/admit/dispatch/config"
+	"github.com/admitkit/admit/resources"
 )
 
 // Options tune Load.
@@ -24,6 +26,9 @@ type Options struct {
 	// Name names the cluster in the sources of what is read (and so in findings), e.g. the
 	// kubeconfig context; default "cluster".
 	Name string
+	// Resources, with Dynamic, reads the parameters of admission policies: the objects of each
+	// paramKind, found in the cluster's resources (Secrets excepted: lint never reads them).
+	Resources *resources.Mapper
 }
 
 // certificates is cert-manager's Certificate resource.
@@ -56,6 +61,18 @@ func Load(ctx context.Context, client kubernetes.Interface, opts Options) (*conf
 	}
 	for i := range namespaces.Items {
 		objects = append(objects, &namespaces.Items[i])
+	}
+	policies, paramKinds, err := listPolicies(ctx, client)
+	if err != nil {
+		return nil, err
+	}
+	objects = append(objects, policies...)
+	if opts.Dynamic != nil && opts.Resources != nil {
+		params, err := listParams(ctx, opts.Dynamic, opts.Resources, paramKinds)
+		if err != nil {
+			return nil, err
+		}
+		objects = append(objects, params...)
 	}
 
 	backendNamespaces := map[string]bool{}
@@ -118,6 +135,98 @@ func Load(ctx context.Context, client kubernetes.Interface, opts Options) (*conf
 		set.Others[i].Source = source
 	}
 	return set, nil
+}
+
+// listPolicies lists the admission policies and their bindings, and the kinds of the policies
+// parameters. A cluster that does not serve a kind of them (MutatingAdmissionPolicy off, an
+// older version) is read without it.
+func listPolicies(ctx context.Context, client kubernetes.Interface) ([]runtime.Object, []schema.GroupVersionKind, error) {
+	api := client.AdmissionregistrationV1()
+	var objects []runtime.Object
+	var paramKinds []schema.GroupVersionKind
+	addParamKind := func(kind *admissionregistrationv1.ParamKind) {
+		if kind == nil {
+			return
+		}
+		gv, err := schema.ParseGroupVersion(kind.APIVersion)
+		if err != nil {
+			return // the apiserver's validation refuses it; nothing to read
+		}
+		if gvk := gv.WithKind(kind.Kind); !slices.Contains(paramKinds, gvk) {
+			paramKinds = append(paramKinds, gvk)
+		}
+	}
+	validating, err := api.ValidatingAdmissionPolicies().List(ctx, metav1.ListOptions{})
+	if ignorable(err) {
+		validating = &admissionregistrationv1.ValidatingAdmissionPolicyList{}
+	} else if err != nil {
+		return nil, nil, fmt.Errorf("listing ValidatingAdmissionPolicies: %w", err)
+	}
+	for i := range validating.Items {
+		objects = append(objects, &validating.Items[i])
+		addParamKind(validating.Items[i].Spec.ParamKind)
+	}
+	validatingBindings, err := api.ValidatingAdmissionPolicyBindings().List(ctx, metav1.ListOptions{})
+	if ignorable(err) {
+		validatingBindings = &admissionregistrationv1.ValidatingAdmissionPolicyBindingList{}
+	} else if err != nil {
+		return nil, nil, fmt.Errorf("listing ValidatingAdmissionPolicyBindings: %w", err)
+	}
+	for i := range validatingBindings.Items {
+		objects = append(objects, &validatingBindings.Items[i])
+	}
+	mutating, err := api.MutatingAdmissionPolicies().List(ctx, metav1.ListOptions{})
+	if ignorable(err) {
+		mutating = &admissionregistrationv1.MutatingAdmissionPolicyList{}
+	} else if err != nil {
+		return nil, nil, fmt.Errorf("listing MutatingAdmissionPolicies: %w", err)
+	}
+	for i := range mutating.Items {
+		objects = append(objects, &mutating.Items[i])
+		addParamKind(mutating.Items[i].Spec.ParamKind)
+	}
+	mutatingBindings, err := api.MutatingAdmissionPolicyBindings().List(ctx, metav1.ListOptions{})
+	if ignorable(err) {
+		mutatingBindings = &admissionregistrationv1.MutatingAdmissionPolicyBindingList{}
+	} else if err != nil {
+		return nil, nil, fmt.Errorf("listing MutatingAdmissionPolicyBindings: %w", err)
+	}
+	for i := range mutatingBindings.Items {
+		objects = append(objects, &mutatingBindings.Items[i])
+	}
+	return objects, paramKinds, nil
+}
+
+// listParams lists the objects of the policies' parameter kinds, in every namespace. Kinds the
+// cluster does not serve, or that are not ours to list, are skipped: rule F02 reports the
+// first, and lint stays silent on the second rather than guess.
+func listParams(ctx context.Context, client dynamic.Interface, mapper *resources.Mapper, kinds []schema.GroupVersionKind) ([]runtime.Object, error) {
+	var objects []runtime.Object
+	for _, gvk := range kinds {
+		if gvk.Group == "" && gvk.Kind == "Secret" {
+			continue
+		}
+		res, err := mapper.ResourceFor(gvk)
+		if err != nil {
+			continue
+		}
+		list, err := client.Resource(res.GVR).List(ctx, metav1.ListOptions{})
+		if ignorable(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("listing %s, parameters of admission policies: %w", res.GVR.GroupResource(), err)
+		}
+		for i := range list.Items {
+			objects = append(objects, &list.Items[i])
+		}
+	}
+	return objects, nil
+}
+
+// ignorable reports an error that means "not served here" or "not yours to read".
+func ignorable(err error) bool {
+	return apierrors.IsNotFound(err) || apierrors.IsForbidden(err)
 }
 
 // listServing lists, in one namespace, the objects that serve webhooks.

@@ -21,6 +21,7 @@ import (
 
 	"github.com/admitkit/admit/dispatch/config"
 	"github.com/admitkit/admit/lint"
+	"github.com/admitkit/admit/resources"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -150,5 +151,53 @@ func TestLoadWithoutCertManager(t *testing.T) {
 	}
 	if len(set.Validating) != 1 || set.Validating[0].Source.String() != "cluster" {
 		t.Errorf("configurations = %v, want one from \"cluster\"", kinds(set))
+	}
+}
+
+func TestLoadReadsPoliciesAndTheirParameters(t *testing.T) {
+	configMapKind := &admissionregistrationv1.ParamKind{APIVersion: "v1", Kind: "ConfigMap"}
+	client := fake.NewClientset(
+		&admissionregistrationv1.ValidatingAdmissionPolicy{
+			ObjectMeta: metav1.ObjectMeta{Name: "limits"},
+			Spec:       admissionregistrationv1.ValidatingAdmissionPolicySpec{ParamKind: configMapKind},
+		},
+		&admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: "limits"},
+			Spec:       admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: "limits"},
+		},
+		&admissionregistrationv1.MutatingAdmissionPolicy{
+			ObjectMeta: metav1.ObjectMeta{Name: "tokens"},
+			Spec:       admissionregistrationv1.MutatingAdmissionPolicySpec{ParamKind: &admissionregistrationv1.ParamKind{APIVersion: "v1", Kind: "Secret"}},
+		},
+	)
+	// This cluster does not serve MutatingAdmissionPolicyBindings: Load goes on without them.
+	client.PrependReactor("list", "mutatingadmissionpolicybindings", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewNotFound(admissionregistrationv1.Resource("mutatingadmissionpolicybindings"), "")
+	})
+	dynamic := dynamicfake.NewSimpleDynamicClient(runtime.NewScheme(),
+		&unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "limit", "namespace": "policies"}}},
+		&unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "token", "namespace": "policies"}}},
+	)
+	mapper, err := resources.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := Load(context.Background(), client, Options{Dynamic: dynamic, Resources: mapper})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"ValidatingAdmissionPolicy /limits @cluster",
+		"ValidatingAdmissionPolicyBinding /limits @cluster",
+		"MutatingAdmissionPolicy /tokens @cluster",
+		"ConfigMap policies/limit @cluster",
+	}
+	if diff := cmp.Diff(want, kinds(set)); diff != "" {
+		t.Errorf("objects read (-want +got):\n%s", diff)
+	}
+	for _, action := range dynamic.Actions() {
+		if action.GetResource().Resource == "secrets" {
+			t.Errorf("Load listed Secrets, the parameters of a policy: it must never read them")
+		}
 	}
 }

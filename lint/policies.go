@@ -1,0 +1,193 @@
+package lint
+
+import (
+	"fmt"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/admitkit/admit/dispatch/config"
+)
+
+// PolicyChecker is what lint asks Kubernetes' own code about admission policies; package chain
+// implements it (lint itself links none of that code). Without one, rule A01 does not validate
+// policies and rule F05 does not run.
+type PolicyChecker interface {
+	// Validate is kube-apiserver's validation of a ValidatingAdmissionPolicy,
+	// MutatingAdmissionPolicy or one of their bindings on create.
+	Validate(obj *unstructured.Unstructured) field.ErrorList
+	// TypeCheck type-checks a policy's CEL expressions against the kinds it matches, as
+	// kube-apiserver does for a ValidatingAdmissionPolicy's status: a warning per expression
+	// that does not fit, with its field path.
+	TypeCheck(obj *unstructured.Unstructured) []TypeWarning
+}
+
+// TypeWarning is an expression of a policy that does not type-check against a kind: its
+// field path, and what is wrong for which kind ("against Pod (v1): undefined field
+// 'replicas' at line 1, column 12").
+type TypeWarning struct {
+	Field, Message string
+}
+
+// policyKinds are the kinds of admission policies and bindings, in admissionregistration.k8s.io.
+const (
+	validatingPolicyKind  = "ValidatingAdmissionPolicy"
+	validatingBindingKind = "ValidatingAdmissionPolicyBinding"
+	mutatingPolicyKind    = "MutatingAdmissionPolicy"
+	mutatingBindingKind   = "MutatingAdmissionPolicyBinding"
+)
+
+// admissionPolicy is a policy of either kind as the checks see it.
+type admissionPolicy struct {
+	config   *configuration
+	object   *unstructured.Unstructured
+	mutating bool
+	// constraints are the policy's matchConstraints, as a webhook the scope checks understand.
+	constraints *webhook
+	paramKind   *admissionregistrationv1.ParamKind
+	bindings    []*policyBinding
+}
+
+// policyBinding is a binding of either kind.
+type policyBinding struct {
+	config *configuration
+	policy string
+	// resources are the binding's matchResources as a webhook, nil when it has none.
+	resources *webhook
+	paramRef  *admissionregistrationv1.ParamRef
+	// actions are a validating binding's validationActions; a mutating binding always applies.
+	actions []admissionregistrationv1.ValidationAction
+}
+
+// denies reports whether the binding can make the policy reject a request.
+func (b *policyBinding) denies(mutating bool) bool {
+	if mutating {
+		return true
+	}
+	for _, a := range b.actions {
+		if a == admissionregistrationv1.Deny {
+			return true
+		}
+	}
+	return false
+}
+
+// isPolicyKind reports a kind of admission policy or binding.
+func isPolicyKind(obj *unstructured.Unstructured) bool {
+	gvk := obj.GroupVersionKind()
+	if gvk.Group != admissionregistrationv1.GroupName {
+		return false
+	}
+	switch gvk.Kind {
+	case validatingPolicyKind, validatingBindingKind, mutatingPolicyKind, mutatingBindingKind:
+		return true
+	}
+	return false
+}
+
+// buildPolicies reads the admission policies and bindings of the set as configurations (for the
+// rules every configuration meets: A01 and suppression) and as policies for the F rules.
+func buildPolicies(set *config.Set, inv *inventory, checker PolicyChecker) ([]*configuration, []*admissionPolicy, []*policyBinding, error) {
+	var configs []*configuration
+	var policies []*admissionPolicy
+	var bindings []*policyBinding
+	for _, obj := range set.Others {
+		if !isPolicyKind(obj.Object) {
+			continue
+		}
+		u := obj.Object
+		c := &configuration{kind: u.GetKind(), name: u.GetName(), annotations: u.GetAnnotations(), source: obj.Source,
+			validate: func() field.ErrorList { return nil }, warnings: func() []string { return nil }}
+		if checker != nil {
+			c.validate = func() field.ErrorList { return checker.Validate(u) }
+		}
+		configs = append(configs, c)
+		switch u.GetKind() {
+		case validatingPolicyKind, mutatingPolicyKind:
+			p, err := newAdmissionPolicy(c, u, inv)
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("%s: %s %q: %w", obj.Source, u.GetKind(), u.GetName(), err)
+			}
+			policies = append(policies, p)
+		default:
+			b, err := newPolicyBinding(c, u, inv)
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("%s: %s %q: %w", obj.Source, u.GetKind(), u.GetName(), err)
+			}
+			bindings = append(bindings, b)
+		}
+	}
+	for _, b := range bindings {
+		for _, p := range policies {
+			if p.config.name == b.policy && p.mutating == (b.config.kind == mutatingBindingKind) {
+				p.bindings = append(p.bindings, b)
+			}
+		}
+	}
+	return configs, policies, bindings, nil
+}
+
+func newAdmissionPolicy(c *configuration, u *unstructured.Unstructured, inv *inventory) (*admissionPolicy, error) {
+	p := &admissionPolicy{config: c, object: u, mutating: u.GetKind() == mutatingPolicyKind}
+	var constraints *admissionregistrationv1.MatchResources
+	var failurePolicy *admissionregistrationv1.FailurePolicyType
+	if p.mutating {
+		var spec admissionregistrationv1.MutatingAdmissionPolicy
+		if err := fromUnstructured(u, &spec); err != nil {
+			return nil, err
+		}
+		constraints, failurePolicy, p.paramKind = spec.Spec.MatchConstraints, spec.Spec.FailurePolicy, spec.Spec.ParamKind
+	} else {
+		var spec admissionregistrationv1.ValidatingAdmissionPolicy
+		if err := fromUnstructured(u, &spec); err != nil {
+			return nil, err
+		}
+		constraints, failurePolicy, p.paramKind = spec.Spec.MatchConstraints, spec.Spec.FailurePolicy, spec.Spec.ParamKind
+	}
+	p.constraints = matchResourcesWebhook(c, constraints, failurePolicy, inv)
+	return p, nil
+}
+
+func newPolicyBinding(c *configuration, u *unstructured.Unstructured, inv *inventory) (*policyBinding, error) {
+	b := &policyBinding{config: c}
+	var resources *admissionregistrationv1.MatchResources
+	if u.GetKind() == mutatingBindingKind {
+		var spec admissionregistrationv1.MutatingAdmissionPolicyBinding
+		if err := fromUnstructured(u, &spec); err != nil {
+			return nil, err
+		}
+		b.policy, resources, b.paramRef = spec.Spec.PolicyName, spec.Spec.MatchResources, spec.Spec.ParamRef
+	} else {
+		var spec admissionregistrationv1.ValidatingAdmissionPolicyBinding
+		if err := fromUnstructured(u, &spec); err != nil {
+			return nil, err
+		}
+		b.policy, resources, b.paramRef, b.actions = spec.Spec.PolicyName, spec.Spec.MatchResources, spec.Spec.ParamRef, spec.Spec.ValidationActions
+	}
+	if resources != nil {
+		b.resources = matchResourcesWebhook(c, resources, nil, inv)
+	}
+	return b, nil
+}
+
+// matchResourcesWebhook expresses matchResources as a webhook, so that the scope checks can ask
+// what it intercepts: its resource rules (resource names ignored, which can only widen it) and
+// selectors, empty selectors matching everything as the apiserver's defaults say. A policy
+// without matchConstraints matches nothing.
+func matchResourcesWebhook(c *configuration, m *admissionregistrationv1.MatchResources, failurePolicy *admissionregistrationv1.FailurePolicyType, inv *inventory) *webhook {
+	spec := admissionregistrationv1.ValidatingWebhook{Name: c.name, FailurePolicy: failurePolicy}
+	if m != nil {
+		for _, r := range m.ResourceRules {
+			spec.Rules = append(spec.Rules, r.RuleWithOperations)
+		}
+		spec.NamespaceSelector, spec.ObjectSelector, spec.MatchPolicy = m.NamespaceSelector, m.ObjectSelector, m.MatchPolicy
+	}
+	for _, s := range []**metav1.LabelSelector{&spec.NamespaceSelector, &spec.ObjectSelector} {
+		if *s == nil {
+			*s = &metav1.LabelSelector{}
+		}
+	}
+	return newWebhook(c, 0, false, spec, "", inv)
+}
