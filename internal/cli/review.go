@@ -16,6 +16,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -59,10 +60,14 @@ func newReviewCommand(streams Streams) *cobra.Command {
 	o := &reviewOptions{}
 	cmd := &cobra.Command{
 		Use:   "review [-f] OBJECTS... [--webhooks PATH]...",
-		Short: "Run objects through webhook configurations exactly as kube-apiserver would",
-		Long: `Run admissions offline: each object goes through the mutating webhooks (with reinvocation), then the
-validating webhooks, calling each matching webhook over HTTPS as kube-apiserver 1.36 does, with its
-matching rules, failure policies and exact error messages.
+		Short: "Run objects through kube-apiserver's admission chain, your webhooks and policies, offline",
+		Long: `Run admissions offline, as kube-apiserver 1.36 admits a write: each object is decoded and
+defaulted, then goes through the built-in admission plugins, the MutatingAdmissionPolicies and the
+mutating webhooks (with reinvocation), the registry's preparation and validation, the built-in
+validating plugins, the ValidatingAdmissionPolicies, the validating webhooks and ResourceQuota.
+Webhooks are called over HTTPS with their matching rules, failure policies and the apiserver's
+exact error messages; policies are evaluated by the apiserver's own plugins. --webhooks-only calls
+the webhooks alone.
 
 Objects come from files, directories (-R for subdirectories), multi-document YAML, Lists and stdin
 ("-"); each object is its own admission. With --old, an object whose kind, namespace and name match
@@ -78,6 +83,9 @@ Exit codes: 0 every object admitted, 1 an object rejected, 2 bad input.`,
   # your configurations; services resolved to a server running on this machine
   admit review -f pod.yaml --webhooks deploy/webhooks.yaml --resolve admit-system/admit=127.0.0.1:9443
 
+  # admission policies and bindings, with the ConfigMap their binding takes as parameters
+  admit review -f deployment.yaml --webhooks policies/ --cluster params.yaml
+
   # a whole kustomize build, as a CI gate
   kustomize build overlays/prod | admit review -f - --webhooks hooks/
 
@@ -91,9 +99,9 @@ Exit codes: 0 every object admitted, 1 an object rejected, 2 bad input.`,
 	f := cmd.Flags()
 	f.StringArrayVarP(&o.files, "filename", "f", nil, `objects to admit: files, directories or "-" for stdin (YAML or JSON; repeatable)`)
 	f.BoolVarP(&o.recursive, "recursive", "R", false, "read the subdirectories of directories given with -f and --old")
-	f.StringSliceVar(&o.webhooks, "webhooks", nil, "files or directories of Mutating/ValidatingWebhookConfigurations (repeatable)")
+	f.StringSliceVar(&o.webhooks, "webhooks", nil, "files or directories of webhook configurations, admission policies and their bindings (repeatable)")
 	f.StringVar(&o.namespaces, "namespaces", "", "Namespace objects for namespaceSelector lookups; unlisted namespaces have only their kubernetes.io/metadata.name label")
-	f.StringArrayVar(&o.cluster, "cluster", nil, "the cluster's state admission reads: Namespaces, ServiceAccounts, PriorityClasses, LimitRanges, ResourceQuotas, Storage/Ingress/RuntimeClasses (files or directories, repeatable); what is not given is what a fresh cluster has")
+	f.StringArrayVar(&o.cluster, "cluster", nil, "the cluster's state admission reads: Namespaces, ServiceAccounts, PriorityClasses, LimitRanges, ResourceQuotas, Storage/Ingress/RuntimeClasses, admission policies' parameters (files or directories, repeatable); what is not given is what a fresh cluster has")
 	f.StringVarP(&o.namespace, "namespace", "n", "default", "the namespace of namespaced objects that name none")
 	f.StringSliceVar(&o.crds, "crds", nil, "CustomResourceDefinitions of custom kinds (repeatable)")
 	f.StringArrayVar(&o.old, "old", nil, "the existing objects, for UPDATEs: files or directories (repeatable)")
@@ -189,9 +197,18 @@ func (o *reviewOptions) run(ctx context.Context, streams Streams) error {
 		}
 		mutating, validating = set.MutatingConfigs(), set.ValidatingConfigs()
 		for _, obj := range set.Others {
-			if isPolicy(obj.Object) {
-				state.policies = append(state.policies, obj)
+			if !isPolicy(obj.Object) {
+				continue
 			}
+			// kube-apiserver refuses an invalid policy: it never reaches the chain.
+			errs, kind, err := chain.PolicyErrors(obj.Object)
+			if err == nil && len(errs) > 0 {
+				err = apierrors.NewInvalid(kind, obj.Object.GetName(), errs)
+			}
+			if err != nil {
+				return badInput(fmt.Errorf("%s: %w", obj.Source, err))
+			}
+			state.policies = append(state.policies, obj)
 		}
 	} else {
 		demo, err := startDemoWebhooks(ctx)

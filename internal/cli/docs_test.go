@@ -1,0 +1,107 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// docExample is a console block of a document: a command, the output it prints, the exit code.
+type docExample struct {
+	line     int
+	args     []string
+	output   []string
+	exitCode int
+}
+
+// docExamples reads the ```console blocks of a Markdown document: "$ admit ARGS..." first, then
+// the output, "# exit code N" last when it is not 0.
+func docExamples(t *testing.T, path string) []docExample {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var examples []docExample
+	var current *docExample
+	for i, line := range strings.Split(string(data), "\n") {
+		switch {
+		case current == nil && line == "```console":
+			current = &docExample{line: i + 1}
+		case current != nil && line == "```":
+			examples = append(examples, *current)
+			current = nil
+		case current != nil && current.args == nil:
+			command, ok := strings.CutPrefix(line, "$ admit ")
+			if !ok {
+				t.Fatalf("%s:%d: a console block starts with \"$ admit\", not %q", path, i+1, line)
+			}
+			current.args = strings.Fields(command)
+		case current != nil && strings.HasPrefix(line, "# exit code "):
+			current.exitCode, err = strconv.Atoi(strings.TrimPrefix(line, "# exit code "))
+			if err != nil {
+				t.Fatalf("%s:%d: %v", path, i+1, err)
+			}
+		case current != nil:
+			current.output = append(current.output, line)
+		}
+	}
+	if len(examples) == 0 {
+		t.Fatalf("%s has no console examples", path)
+	}
+	return examples
+}
+
+// durations are the DURATION column's values, which change from run to run.
+var durations = regexp.MustCompile(`\b[0-9]+(\.[0-9]+)?(ns|µs|ms|s)\b`)
+
+// normalizeDocLine makes a line of output comparable with the document's: durations replaced
+// and runs of spaces (the table's alignment, which follows the durations' widths) collapsed.
+func normalizeDocLine(line string) string {
+	return strings.Join(strings.Fields(durations.ReplaceAllString(line, "D")), " ")
+}
+
+// matchDocOutput reports whether got matches want, whose "..." lines stand for any number of
+// lines.
+func matchDocOutput(want, got []string) bool {
+	if len(want) == 0 {
+		return len(got) == 0
+	}
+	if want[0] == "..." {
+		for skip := 0; skip <= len(got); skip++ {
+			if matchDocOutput(want[1:], got[skip:]) {
+				return true
+			}
+		}
+		return false
+	}
+	return len(got) > 0 && normalizeDocLine(want[0]) == normalizeDocLine(got[0]) && matchDocOutput(want[1:], got[1:])
+}
+
+// TestPoliciesDoc runs the commands of docs/policies.md from the repository's root and checks
+// they print what the document shows.
+func TestPoliciesDoc(t *testing.T) {
+	examples := docExamples(t, "../../docs/policies.md")
+	t.Chdir("../..")
+	for _, ex := range examples {
+		t.Run(strconv.Itoa(ex.line), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := Run(context.Background(), ex.args, Streams{In: strings.NewReader(""), Out: &stdout, Err: &stderr})
+			if code != ex.exitCode {
+				t.Errorf("docs/policies.md:%d: exit code %d, the document says %d\nstderr: %s", ex.line, code, ex.exitCode, stderr.String())
+			}
+			got := strings.Split(strings.TrimRight(stdout.String(), "\n"), "\n")
+			want := ex.output
+			for len(want) > 0 && want[len(want)-1] == "" {
+				want = want[:len(want)-1]
+			}
+			if !matchDocOutput(want, got) {
+				t.Errorf("docs/policies.md:%d: admit %s prints what the document does not show:\n%s", ex.line, strings.Join(ex.args, " "), stdout.String())
+			}
+		})
+	}
+}
