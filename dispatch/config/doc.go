@@ -17,7 +17,9 @@
 //     error naming the field and its line. kubectl validates strictly by default, and a
 //     misspelt field (namespaceSelecter) would otherwise silently widen a webhook.
 //   - admissionregistration.k8s.io/v1beta1 configurations are refused with an error saying so:
-//     the version was removed in Kubernetes 1.22 and its defaults differ from v1's.
+//     the version was removed in Kubernetes 1.22 and its defaults differ from v1's. So are
+//     admission policies and bindings of versions other than v1, which 1.36 does not serve by
+//     default.
 //   - Loaded configurations are defaulted (SetDefaultsMutating, SetDefaultsValidating), as the
 //     apiserver defaults what it stores. The dispatcher depends on it: an undefaulted nil
 //     namespaceSelector would match nothing, where the default {} matches everything.

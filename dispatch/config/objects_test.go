@@ -67,6 +67,13 @@ func TestFromObjects(t *testing.T) {
 		}},
 		wantErr: "object 1: admissionregistration.k8s.io/v1beta1 MutatingWebhookConfiguration is not served since Kubernetes 1.22: use admissionregistration.k8s.io/v1 (where sideEffects and admissionReviewVersions are required, and failurePolicy defaults to Fail)",
 	}, {
+		name: "admission policies of versions 1.36 does not serve",
+		objects: []runtime.Object{
+			&admissionregistrationv1beta1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "old"}},
+			&admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "current"}},
+		},
+		wantErr: `object 1: no matches for kind "ValidatingAdmissionPolicy" in version "admissionregistration.k8s.io/v1beta1": Kubernetes 1.36 serves admission policies as admissionregistration.k8s.io/v1, with the same fields`,
+	}, {
 		name:    "nil objects",
 		objects: []runtime.Object{typedMutating, nil, (*admissionregistrationv1.MutatingWebhookConfiguration)(nil)},
 		wantErr: "object 2: the object is nil\nobject 3: the object is nil",

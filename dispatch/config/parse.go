@@ -156,6 +156,10 @@ func (p *parser) addObject(object map[string]any, raw []byte, source Source, loc
 		return
 	}
 	gk := gv.WithKind(kindName).GroupKind()
+	if err := checkPolicyVersion(gv, kindName); err != nil {
+		p.fail(source, err)
+		return
+	}
 	if gk != mutatingKind && gk != validatingKind {
 		p.set.Others = append(p.set.Others, Object{Source: source, Object: &unstructured.Unstructured{Object: object}})
 		return
@@ -251,6 +255,21 @@ func checkWebhookVersion(gv schema.GroupVersion, kindName string) error {
 	default:
 		return fmt.Errorf("%s %s is not supported: use %s", gv, kindName, admissionregistrationv1.SchemeGroupVersion)
 	}
+}
+
+// checkPolicyVersion refuses admission policies and bindings of the versions Kubernetes 1.36
+// no longer serves by default (v1alpha1, v1beta1): kubectl finds no such kind there, and
+// running them anyway would answer for a cluster that does not exist.
+func checkPolicyVersion(gv schema.GroupVersion, kindName string) error {
+	if gv.Group != admissionregistrationv1.GroupName || gv.Version == "v1" {
+		return nil
+	}
+	switch kindName {
+	case "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding":
+		return fmt.Errorf("no matches for kind %q in version %q: Kubernetes 1.36 serves admission policies as %s, with the same fields",
+			kindName, gv, admissionregistrationv1.SchemeGroupVersion)
+	}
+	return nil
 }
 
 func typeMeta(object map[string]any) (apiVersion, kindName string, err error) {
