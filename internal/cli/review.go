@@ -224,6 +224,12 @@ func (o *reviewOptions) run(ctx context.Context, streams Streams) error {
 		Conditions: matchconditions.Compiler(nil), ServiceResolver: resolver,
 	}
 	var assumed []string
+	if first, n := state.policyCount(); o.onlyHooks && n > 0 {
+		// Policies run in kube-apiserver's own plugins, which are the chain: ignoring them would
+		// admit what they deny.
+		return badInput(fmt.Errorf("--webhooks-only calls webhooks alone, but the input has %s (the first at %s): drop --webhooks-only to evaluate them",
+			plural(n, "admission policy or binding", "admission policies and bindings"), first))
+	}
 	if o.onlyHooks {
 		opts.Namespaces = state.staticNamespaces()
 		if opts.Converter, err = convert.New(crds...); err != nil {

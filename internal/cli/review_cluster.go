@@ -31,6 +31,26 @@ type clusterState struct {
 	policies []config.Object
 }
 
+// policyCount counts the admission policies and bindings of --webhooks and --cluster, and says
+// where the first is.
+func (s *clusterState) policyCount() (first string, n int) {
+	for _, p := range s.policies {
+		if n == 0 {
+			first = p.Source.String()
+		}
+		n++
+	}
+	for _, obj := range s.objects {
+		if isPolicy(obj) {
+			if n == 0 {
+				first = "--cluster"
+			}
+			n++
+		}
+	}
+	return first, n
+}
+
 // isPolicy reports an admission policy or binding.
 func isPolicy(obj *unstructured.Unstructured) bool {
 	gvk := obj.GroupVersionKind()

@@ -173,6 +173,17 @@ webhooks:
   admissionReviewVersions: [v1]
   clientConfig: {url: "https://127.0.0.1:1/x"}
 `)}, "webhooks[0].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 and 30 seconds"},
+		{"policies with --webhooks-only", []string{"review", "-f", pod, "--webhooks-only", "--webhooks", filepath.Join("..", "..", "examples", "policies", "policies.yaml")},
+			"--webhooks-only calls webhooks alone, but the input has 4 admission policies and bindings (the first at ../../examples/policies/policies.yaml:3)"},
+		{"an invalid policy", []string{"review", "-f", pod, "--webhooks", write("policy.yaml", `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: p}
+spec:
+  failurePolicy: Sometimes
+  validations: [{expression: "true"}]
+`)}, `policy.yaml:1: ValidatingAdmissionPolicy.admissionregistration.k8s.io "p" is invalid: [spec.failurePolicy: Unsupported value: "Sometimes": supported values: "Fail", "Ignore", spec.matchConstraints: Required value]`},
+		{"a policy of a version not served", []string{"review", "-f", pod, "--webhooks", write("beta.yaml", "apiVersion: admissionregistration.k8s.io/v1beta1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: b}\n")},
+			`beta.yaml:1: no matches for kind "ValidatingAdmissionPolicyBinding" in version "admissionregistration.k8s.io/v1beta1"`},
 		{"bad output", []string{"review", "-f", pod, "-o", "xml"}, `unknown output format "xml"`},
 		{"bad resolve", []string{"review", "-f", pod, "--resolve", "nonsense"}, `--resolve "nonsense": want NAMESPACE/SERVICE=HOST:PORT`},
 	}
