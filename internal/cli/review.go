@@ -135,6 +135,17 @@ type reviewed struct {
 	err     error
 }
 
+// reviewedPolicies counts the admission policies and bindings among the objects under review.
+func reviewedPolicies(reviews []*reviewed) int {
+	n := 0
+	for _, r := range reviews {
+		if r.object != nil && isPolicy(r.object) {
+			n++
+		}
+	}
+	return n
+}
+
 func (o *reviewOptions) run(ctx context.Context, streams Streams) error {
 	if err := checkOutput(o.output); err != nil {
 		return err
@@ -175,6 +186,12 @@ func (o *reviewOptions) run(ctx context.Context, streams Streams) error {
 	reviews, err := o.requests(objects, olds, mapper)
 	if err != nil {
 		return badInput(err)
+	}
+	if n := reviewedPolicies(reviews); n > 0 {
+		// A policy applied with the objects may or may not be enforced on them (the apiserver
+		// takes it up asynchronously): reviewed, it is not applied to the others.
+		fmt.Fprintf(streams.Err, "note: the objects include %s, reviewed as objects: to apply them to the others, give them with --webhooks\n",
+			plural(n, "admission policy or binding", "admission policies and bindings"))
 	}
 	resolver, err := parseResolve(o.resolve)
 	if err != nil {

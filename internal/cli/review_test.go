@@ -421,3 +421,18 @@ spec: {}
 		t.Errorf("the custom resource's schema default: size %v, want 1", size)
 	}
 }
+
+// TestReviewPoliciesAmongObjects: policies given with -f are reviewed as objects, and a note says
+// they were not applied to the others.
+func TestReviewPoliciesAmongObjects(t *testing.T) {
+	policies := filepath.Join("..", "..", "examples", "policies", "policies.yaml")
+	batch := filepath.Join("..", "..", "examples", "policies", "batch.yaml")
+	var out, errOut bytes.Buffer
+	code := Run(context.Background(), []string{"review", "-f", policies, "-f", batch, "-o", "json"}, Streams{In: strings.NewReader(""), Out: &out, Err: &errOut})
+	if code != ExitOK {
+		t.Fatalf("exit code %d, want %d (the built-in webhooks admit all five objects)\nstderr: %s", code, ExitOK, errOut.String())
+	}
+	if want := "note: the objects include 4 admission policies and bindings, reviewed as objects"; !strings.Contains(errOut.String(), want) {
+		t.Errorf("stderr %q does not contain %q", errOut.String(), want)
+	}
+}
