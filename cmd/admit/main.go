@@ -4,21 +4,18 @@ package main
 
 import (
 	"context"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
 
-	"github.com/go-logr/logr"
-	"k8s.io/klog/v2"
-
 	"github.com/admitkit/admit/internal/cli"
+	"github.com/admitkit/admit/internal/kubelog"
 )
 
 func main() {
 	// Kubernetes' own code that admit runs (kube-apiserver's admission plugins) logs through
-	// klog, process-wide: its warnings and errors reach stderr like admit's, its chatter does not.
-	klog.SetLogger(logr.FromSlogHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	// klog, process-wide: its errors reach stderr like admit's, its chatter does not.
+	kubelog.Route(os.Stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Run(ctx, os.Args[1:], cli.Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 	stop()

@@ -1,17 +1,14 @@
 package cli
 
 import (
-	"log/slog"
 	"os"
 	"testing"
 
-	"github.com/go-logr/logr"
-	"k8s.io/klog/v2"
+	"github.com/admitkit/admit/internal/kubelog"
 )
 
-// TestMain routes klog, which the Kubernetes code under review logs through, as cmd/admit does:
-// warnings and errors reach the test's output, the plugins' chatter does not.
+// TestMain routes klog, which the Kubernetes code under test logs through, as cmd/admit does.
 func TestMain(m *testing.M) {
-	klog.SetLogger(logr.FromSlogHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	kubelog.Route(os.Stderr)
 	os.Exit(m.Run())
 }

@@ -8,6 +8,7 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -142,57 +143,58 @@ func Load(ctx context.Context, client kubernetes.Interface, opts Options) (*conf
 // older version) is read without it.
 func listPolicies(ctx context.Context, client kubernetes.Interface) ([]runtime.Object, []schema.GroupVersionKind, error) {
 	api := client.AdmissionregistrationV1()
+	lists := []struct {
+		what string
+		list func() (runtime.Object, error)
+	}{
+		{"ValidatingAdmissionPolicies", func() (runtime.Object, error) {
+			return api.ValidatingAdmissionPolicies().List(ctx, metav1.ListOptions{})
+		}},
+		{"ValidatingAdmissionPolicyBindings", func() (runtime.Object, error) {
+			return api.ValidatingAdmissionPolicyBindings().List(ctx, metav1.ListOptions{})
+		}},
+		{"MutatingAdmissionPolicies", func() (runtime.Object, error) {
+			return api.MutatingAdmissionPolicies().List(ctx, metav1.ListOptions{})
+		}},
+		{"MutatingAdmissionPolicyBindings", func() (runtime.Object, error) {
+			return api.MutatingAdmissionPolicyBindings().List(ctx, metav1.ListOptions{})
+		}},
+	}
 	var objects []runtime.Object
+	for _, l := range lists {
+		list, err := l.list()
+		if ignorable(err) {
+			continue
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("listing %s: %w", l.what, err)
+		}
+		items, err := meta.ExtractList(list)
+		if err != nil {
+			return nil, nil, fmt.Errorf("listing %s: %w", l.what, err)
+		}
+		objects = append(objects, items...)
+	}
+
 	var paramKinds []schema.GroupVersionKind
-	addParamKind := func(kind *admissionregistrationv1.ParamKind) {
+	for _, obj := range objects {
+		var kind *admissionregistrationv1.ParamKind
+		switch p := obj.(type) {
+		case *admissionregistrationv1.ValidatingAdmissionPolicy:
+			kind = p.Spec.ParamKind
+		case *admissionregistrationv1.MutatingAdmissionPolicy:
+			kind = p.Spec.ParamKind
+		}
 		if kind == nil {
-			return
+			continue
 		}
 		gv, err := schema.ParseGroupVersion(kind.APIVersion)
 		if err != nil {
-			return // the apiserver's validation refuses it; nothing to read
+			continue // the apiserver's validation refuses it; nothing to read
 		}
 		if gvk := gv.WithKind(kind.Kind); !slices.Contains(paramKinds, gvk) {
 			paramKinds = append(paramKinds, gvk)
 		}
-	}
-	validating, err := api.ValidatingAdmissionPolicies().List(ctx, metav1.ListOptions{})
-	if ignorable(err) {
-		validating = &admissionregistrationv1.ValidatingAdmissionPolicyList{}
-	} else if err != nil {
-		return nil, nil, fmt.Errorf("listing ValidatingAdmissionPolicies: %w", err)
-	}
-	for i := range validating.Items {
-		objects = append(objects, &validating.Items[i])
-		addParamKind(validating.Items[i].Spec.ParamKind)
-	}
-	validatingBindings, err := api.ValidatingAdmissionPolicyBindings().List(ctx, metav1.ListOptions{})
-	if ignorable(err) {
-		validatingBindings = &admissionregistrationv1.ValidatingAdmissionPolicyBindingList{}
-	} else if err != nil {
-		return nil, nil, fmt.Errorf("listing ValidatingAdmissionPolicyBindings: %w", err)
-	}
-	for i := range validatingBindings.Items {
-		objects = append(objects, &validatingBindings.Items[i])
-	}
-	mutating, err := api.MutatingAdmissionPolicies().List(ctx, metav1.ListOptions{})
-	if ignorable(err) {
-		mutating = &admissionregistrationv1.MutatingAdmissionPolicyList{}
-	} else if err != nil {
-		return nil, nil, fmt.Errorf("listing MutatingAdmissionPolicies: %w", err)
-	}
-	for i := range mutating.Items {
-		objects = append(objects, &mutating.Items[i])
-		addParamKind(mutating.Items[i].Spec.ParamKind)
-	}
-	mutatingBindings, err := api.MutatingAdmissionPolicyBindings().List(ctx, metav1.ListOptions{})
-	if ignorable(err) {
-		mutatingBindings = &admissionregistrationv1.MutatingAdmissionPolicyBindingList{}
-	} else if err != nil {
-		return nil, nil, fmt.Errorf("listing MutatingAdmissionPolicyBindings: %w", err)
-	}
-	for i := range mutatingBindings.Items {
-		objects = append(objects, &mutatingBindings.Items[i])
 	}
 	return objects, paramKinds, nil
 }
