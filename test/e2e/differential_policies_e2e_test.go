@@ -132,6 +132,25 @@ func (r *scenarioRun) createPolicyMarkers(t *testing.T) {
 			map[string]any{"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingAdmissionPolicyBinding", "metadata": map[string]any{"name": r.id + "-marker"},
 				"spec": map[string]any{"policyName": r.id + "-marker"}})
 	}
+	if r.configMapParams() {
+		// The apiserver reads parameters through an informer of their kind, started with the
+		// first policy that needs it: a marker whose parameter is created after the scenario's
+		// proves the informer has them too (it sees objects in the order they were written).
+		param := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: r.id + "-param-marker"}}
+		if _, err := env.Client.CoreV1().ConfigMaps(r.suite.markersNamespace).Create(context.Background(), param, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("creating the parameter marker: %v", err)
+		}
+		t.Cleanup(func() {
+			_ = env.Client.CoreV1().ConfigMaps(r.suite.markersNamespace).Delete(context.Background(), param.Name, metav1.DeleteOptions{})
+		})
+		markers = append(markers,
+			map[string]any{"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy", "metadata": map[string]any{"name": r.id + "-param-marker"},
+				"spec": map[string]any{"matchConstraints": constraints(r.id + "-p"), "paramKind": map[string]any{"apiVersion": "v1", "kind": "ConfigMap"},
+					"validations": []any{map[string]any{"expression": "false", "messageExpression": "'param marker ' + params.metadata.name"}}}},
+			map[string]any{"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding", "metadata": map[string]any{"name": r.id + "-param-marker"},
+				"spec": map[string]any{"policyName": r.id + "-param-marker", "validationActions": []any{"Deny"},
+					"paramRef": map[string]any{"name": param.Name, "namespace": r.suite.markersNamespace, "parameterNotFoundAction": "Deny"}}})
+	}
 	for _, m := range markers {
 		obj := &unstructured.Unstructured{Object: m}
 		gvr, _ := policyResource(m)
@@ -177,6 +196,26 @@ func (r *scenarioRun) awaitPolicies(t *testing.T) {
 			})
 		}
 	}
+	if r.configMapParams() {
+		eventually(t, "the policies' parameters to reach the apiserver's informer", func() error {
+			_, err := configmaps.Create(context.Background(), marker(r.id+"-p"), dryRun)
+			if err == nil || !strings.Contains(err.Error(), "param marker "+r.id) {
+				return fmt.Errorf("parameter marker not denied with its parameter yet: %v", err)
+			}
+			return nil
+		})
+	}
+}
+
+// configMapParams reports a validating policy of the scenario whose parameters are ConfigMaps.
+func (r *scenarioRun) configMapParams() bool {
+	for _, obj := range r.sc.policies {
+		kind, _, _ := unstructured.NestedString(obj, "spec", "paramKind", "kind")
+		if obj["kind"] == "ValidatingAdmissionPolicy" && kind == "ConfigMap" {
+			return true
+		}
+	}
+	return false
 }
 
 func toAny(m map[string]string) map[string]any {
@@ -381,10 +420,59 @@ func policyScenarios() []differential {
 
 func TestDifferentialPoliciesMatchAPIServer(t *testing.T) {
 	suite := newDifferentialSuite(t)
+	suite.holdConfigMapParams(t)
 	for _, sc := range policyScenarios() {
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel()
 			suite.run(t, &sc)
 		})
 	}
+}
+
+// holdConfigMapParams keeps kube-apiserver's informer of ConfigMap parameters running for the
+// whole test: the apiserver starts it with the first policy whose parameters are ConfigMaps and
+// stops it with the last, and policies created around a restart were seen to wait for their
+// parameters indefinitely. A policy of its own, bound to nothing the scenarios write, holds it
+// from the start (once it denies its probe with its parameter) to the end.
+func (suite *differentialSuite) holdConfigMapParams(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	name := suite.markersNamespace + "-params"
+	configmaps := env.Client.CoreV1().ConfigMaps(suite.markersNamespace)
+	if _, err := configmaps.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating the parameters' anchor: %v", err)
+	}
+	objects := []map[string]any{
+		{"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy", "metadata": map[string]any{"name": name},
+			"spec": map[string]any{
+				"paramKind": map[string]any{"apiVersion": "v1", "kind": "ConfigMap"},
+				"matchConstraints": map[string]any{
+					"resourceRules":     []any{map[string]any{"apiGroups": []any{""}, "apiVersions": []any{"v1"}, "operations": []any{"CREATE"}, "resources": []any{"configmaps"}}},
+					"namespaceSelector": map[string]any{"matchLabels": toAny(suite.markersLabel)},
+					"objectSelector":    map[string]any{"matchLabels": map[string]any{"policy-marker": name}},
+				},
+				"validations": []any{map[string]any{"expression": "false", "messageExpression": "'param marker ' + params.metadata.name"}},
+			}},
+		{"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding", "metadata": map[string]any{"name": name},
+			"spec": map[string]any{"policyName": name, "validationActions": []any{"Deny"},
+				"paramRef": map[string]any{"name": name, "namespace": suite.markersNamespace, "parameterNotFoundAction": "Deny"}}},
+	}
+	for _, m := range objects {
+		obj := &unstructured.Unstructured{Object: m}
+		gvr, _ := policyResource(m)
+		if _, err := suite.dynamic.Resource(gvr).Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("creating the parameters' anchor %s: %v", obj.GetKind(), err)
+		}
+		t.Cleanup(func() {
+			_ = suite.dynamic.Resource(gvr).Delete(context.Background(), obj.GetName(), metav1.DeleteOptions{})
+		})
+	}
+	probe := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "probe", Labels: map[string]string{"policy-marker": name}}}
+	eventually(t, "the ConfigMap parameters' informer to start", func() error {
+		_, err := configmaps.Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if err == nil || !strings.Contains(err.Error(), "param marker "+name) {
+			return fmt.Errorf("probe not denied with its parameter yet: %v", err)
+		}
+		return nil
+	})
 }
