@@ -47,6 +47,7 @@ type reviewOptions struct {
 	groups       []string
 	timeout      time.Duration
 	resolve      []string
+	resolveDNS   bool
 	output       string
 	color        string
 	onlyHooks    bool
@@ -111,7 +112,8 @@ Exit codes: 0 every object admitted, 1 an object rejected, 2 bad input.`,
 	f.StringVar(&o.user, "user", "admit-review", "username of the requesting user")
 	f.StringSliceVar(&o.groups, "group", []string{"system:authenticated"}, "groups of the requesting user (repeatable)")
 	f.DurationVar(&o.timeout, "timeout", 30*time.Second, "each request's deadline, as the apiserver's request timeout")
-	f.StringSliceVar(&o.resolve, "resolve", nil, "NAMESPACE/SERVICE=HOST:PORT: where to reach a service webhook (repeatable)")
+	f.StringSliceVar(&o.resolve, "resolve", nil, "NAMESPACE/SERVICE=HOST:PORT: where to reach a service webhook (repeatable); every service the webhooks call needs one")
+	f.BoolVar(&o.resolveDNS, "resolve-dns", false, "look up the services without --resolve by their cluster DNS names (NAME.NAMESPACE.svc), as inside a cluster")
 	f.StringVar(&o.color, "color", "auto", "colour the text diff: auto, always or never")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "list every step of the chain, also webhooks not called and plugins that changed nothing, and the whole change to the stored object")
 	f.StringVar(&o.fieldManager, "field-manager", chain.DefaultFieldManager, "the writer managedFields name, as the apiserver takes it from the client (kubectl apply: kubectl-client-side-apply)")
@@ -193,7 +195,7 @@ func (o *reviewOptions) run(ctx context.Context, streams Streams) error {
 		fmt.Fprintf(streams.Err, "note: the objects include %s, reviewed as objects: to apply them to the others, give them with --webhooks\n",
 			plural(n, "admission policy or binding", "admission policies and bindings"))
 	}
-	resolver, err := parseResolve(o.resolve)
+	resolver, resolved, err := parseResolve(o.resolve)
 	if err != nil {
 		return badInput(err)
 	}
@@ -213,6 +215,11 @@ func (o *reviewOptions) run(ctx context.Context, streams Streams) error {
 			return badInput(err)
 		}
 		mutating, validating = set.MutatingConfigs(), set.ValidatingConfigs()
+		if !o.resolveDNS {
+			if err := checkServicesResolved(mutating, validating, resolved); err != nil {
+				return badInput(err)
+			}
+		}
 		for _, obj := range set.Others {
 			if !isPolicy(obj.Object) {
 				continue
@@ -647,23 +654,58 @@ func randomSuffix() string {
 }
 
 // parseResolve reads NAMESPACE/SERVICE=HOST:PORT mappings into a service resolver.
-func parseResolve(entries []string) (dispatch.ServiceResolver, error) {
+// parseResolve reads --resolve: the resolver, and the services it resolves (NAMESPACE/NAME).
+func parseResolve(entries []string) (dispatch.ServiceResolver, map[string]bool, error) {
 	if len(entries) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	targets := map[string]string{}
+	resolved := map[string]bool{}
 	for _, e := range entries {
 		key, addr, ok := strings.Cut(e, "=")
 		ns, name, okName := strings.Cut(key, "/")
 		if !ok || !okName || ns == "" || name == "" || addr == "" {
-			return nil, fmt.Errorf("--resolve %q: want NAMESPACE/SERVICE=HOST:PORT", e)
+			return nil, nil, fmt.Errorf("--resolve %q: want NAMESPACE/SERVICE=HOST:PORT", e)
 		}
 		targets[key] = addr
+		resolved[key] = true
 	}
 	return func(namespace, name string, port int32) (string, error) {
 		if addr, ok := targets[namespace+"/"+name]; ok {
 			return addr, nil
 		}
 		return fmt.Sprintf("%s.%s.svc:%d", name, namespace, port), nil
-	}, nil
+	}, resolved, nil
+}
+
+// checkServicesResolved refuses webhooks that call a service --resolve does not place: off a
+// cluster, NAME.NAMESPACE.svc resolves nowhere, and each call would fail after a DNS lookup.
+func checkServicesResolved(mutating []*admissionregistrationv1.MutatingWebhookConfiguration, validating []*admissionregistrationv1.ValidatingWebhookConfiguration, resolved map[string]bool) error {
+	var missing []string
+	seen := map[string]bool{}
+	check := func(kind, configuration, webhook string, cc admissionregistrationv1.WebhookClientConfig) {
+		if cc.Service == nil {
+			return
+		}
+		key := cc.Service.Namespace + "/" + cc.Service.Name
+		if resolved[key] || seen[key] {
+			return
+		}
+		seen[key] = true
+		missing = append(missing, fmt.Sprintf("webhook %q of %s %q calls service %s: give --resolve %s=HOST:PORT", webhook, kind, configuration, key, key))
+	}
+	for _, c := range mutating {
+		for _, w := range c.Webhooks {
+			check("MutatingWebhookConfiguration", c.Name, w.Name, w.ClientConfig)
+		}
+	}
+	for _, c := range validating {
+		for _, w := range c.Webhooks {
+			check("ValidatingWebhookConfiguration", c.Name, w.Name, w.ClientConfig)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s\n(a service's cluster DNS name resolves only in its cluster; --resolve-dns looks it up anyway)", strings.Join(missing, "\n"))
 }

@@ -184,6 +184,15 @@ spec:
 `)}, `policy.yaml:1: ValidatingAdmissionPolicy.admissionregistration.k8s.io "p" is invalid: [spec.failurePolicy: Unsupported value: "Sometimes": supported values: "Fail", "Ignore", spec.matchConstraints: Required value]`},
 		{"a policy of a version not served", []string{"review", "-f", pod, "--webhooks", write("beta.yaml", "apiVersion: admissionregistration.k8s.io/v1beta1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: b}\n")},
 			`beta.yaml:1: no matches for kind "ValidatingAdmissionPolicyBinding" in version "admissionregistration.k8s.io/v1beta1"`},
+		{"a service without --resolve", []string{"review", "-f", pod, "--resolve", "other/svc=127.0.0.1:1", "--webhooks", write("service.yaml", `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: v}
+webhooks:
+- name: a.example.com
+  sideEffects: None
+  admissionReviewVersions: [v1]
+  clientConfig: {service: {name: webhook, namespace: example-system}}
+`)}, `webhook "a.example.com" of ValidatingWebhookConfiguration "v" calls service example-system/webhook: give --resolve example-system/webhook=HOST:PORT`},
 		{"bad output", []string{"review", "-f", pod, "-o", "xml"}, `unknown output format "xml"`},
 		{"bad resolve", []string{"review", "-f", pod, "--resolve", "nonsense"}, `--resolve "nonsense": want NAMESPACE/SERVICE=HOST:PORT`},
 	}
