@@ -104,6 +104,27 @@ Exit codes: 0 after a clean drain, 1 when the server failed or a drain had to cu
 	return cmd
 }
 
+// disabledWebhook is a built-in webhook that is not served, and how to serve it.
+type disabledWebhook struct{ name, enable string }
+
+// disabledWebhooks lists the built-in webhooks cfg leaves out, saying what enables each: requests
+// for them get 404, so the server says so when it starts.
+func disabledWebhooks(cfg builtin.Config, chosen []string) []disabledWebhook {
+	var out []disabledWebhook
+	add := func(name string, off bool, env string) {
+		switch {
+		case !slices.Contains(chosen, name):
+			out = append(out, disabledWebhook{name, "add it to --webhooks"})
+		case off:
+			out = append(out, disabledWebhook{name, env})
+		}
+	}
+	add("image-mirrors", cfg.ImageMirrors == nil, "set "+builtin.EnvImageMirrors)
+	add("required-labels", cfg.RequiredMetadata == nil, "set "+builtin.EnvRequiredLabels+" or "+builtin.EnvRequiredAnnotations)
+	add("namespace-protection", cfg.NamespaceProtection == nil, "unset "+builtin.EnvNamespaceProtection+" (it is \"off\")")
+	return out
+}
+
 // builtinConfig reads the built-in webhooks' settings from the environment and keeps the ones
 // --webhooks enables.
 func (o *serveOptions) builtinConfig(lookup func(string) (string, bool)) (builtin.Config, error) {
@@ -147,8 +168,16 @@ func (o *serveOptions) run(ctx context.Context, streams Streams) error {
 	if err := builtin.Register(registry, cfg); err != nil {
 		return badInput(err)
 	}
+	disabled := disabledWebhooks(cfg, o.webhooks)
 	if len(registry.Webhooks()) == 0 {
-		return badInput(errors.New("no webhook is enabled: set their environment variables or choose them with --webhooks"))
+		var how []string
+		for _, d := range disabled {
+			how = append(how, d.name+": "+d.enable)
+		}
+		return badInput(fmt.Errorf("no webhook is enabled (%s)", strings.Join(how, "; ")))
+	}
+	for _, d := range disabled {
+		logger.Info("webhook disabled", "name", d.name, "enable", d.enable)
 	}
 	if o.printConfig {
 		return o.print(streams.Out, registry)

@@ -19,7 +19,7 @@ func TestServeRefusesBadSettings(t *testing.T) {
 	}{
 		{"bad mirror entry", map[string]string{"ADMIT_IMAGE_MIRRORS": "bogus"}, []string{"serve"}, `ADMIT_IMAGE_MIRRORS[bogus]: Invalid value: "bogus": want REGISTRY=MIRROR`},
 		{"unknown webhook", nil, []string{"serve", "--webhooks", "nope"}, `--webhooks: unknown webhook "nope": use image-mirrors, required-labels, namespace-protection`},
-		{"nothing enabled", map[string]string{"ADMIT_NAMESPACE_PROTECTION": "off"}, []string{"serve"}, "no webhook is enabled"},
+		{"nothing enabled", map[string]string{"ADMIT_NAMESPACE_PROTECTION": "off"}, []string{"serve"}, `no webhook is enabled (image-mirrors: set ADMIT_IMAGE_MIRRORS; required-labels: set ADMIT_REQUIRED_LABELS or ADMIT_REQUIRED_ANNOTATIONS; namespace-protection: unset ADMIT_NAMESPACE_PROTECTION (it is "off"))`},
 		{"bad TLS version", nil, []string{"serve", "--tls-min-version", "1.1", "--cert-dir", t.TempDir()}, `--tls-min-version "1.1": use 1.2 or 1.3`},
 		{"bad log level", nil, []string{"serve", "--log-level", "loud"}, `--log-level "loud"`},
 		{"print-config without target", nil, []string{"serve", "--print-config"}, "--print-config needs --service and --namespace, or --url"},
@@ -95,5 +95,37 @@ func TestPrintConfigLintsClean(t *testing.T) {
 		if code != ExitOK {
 			t.Fatalf("admit lint of %v output: exit %d:\n%s", target, code, lintOut.String())
 		}
+	}
+}
+
+func TestDisabledWebhooks(t *testing.T) {
+	all := []string{"image-mirrors", "required-labels", "namespace-protection"}
+	tests := []struct {
+		name   string
+		env    map[string]string
+		chosen []string
+		want   []disabledWebhook
+	}{
+		{name: "the defaults: namespace protection only", chosen: all, want: []disabledWebhook{
+			{"image-mirrors", "set ADMIT_IMAGE_MIRRORS"},
+			{"required-labels", "set ADMIT_REQUIRED_LABELS or ADMIT_REQUIRED_ANNOTATIONS"},
+		}},
+		{name: "everything enabled", chosen: all,
+			env: map[string]string{"ADMIT_IMAGE_MIRRORS": "docker.io=mirror.local/hub", "ADMIT_REQUIRED_LABELS": "Pod=team"}},
+		{name: "left out of --webhooks", chosen: []string{"image-mirrors"},
+			env:  map[string]string{"ADMIT_IMAGE_MIRRORS": "docker.io=mirror.local/hub"},
+			want: []disabledWebhook{{"required-labels", "add it to --webhooks"}, {"namespace-protection", "add it to --webhooks"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := &serveOptions{webhooks: tt.chosen}
+			cfg, err := o.builtinConfig(func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, disabledWebhooks(cfg, tt.chosen), cmp.AllowUnexported(disabledWebhook{})); diff != "" {
+				t.Errorf("disabled webhooks (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
