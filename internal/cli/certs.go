@@ -36,6 +36,7 @@ type certsCreateOptions struct {
 	validFor      time.Duration
 	caCert, caKey string
 	caKeyOut      string
+	force         bool
 	output        string
 	now           func() time.Time
 }
@@ -48,7 +49,8 @@ func newCertsCreateCommand(streams Streams) *cobra.Command {
 		Long: `Create a CA and a serving certificate signed by it, and write ca.crt, tls.crt and tls.key into DIR
 (the file names of a kubernetes.io/tls Secret). Give every name clients use: for a webhook behind a
 Service that is <service>.<namespace>.svc. The CA's key is not written unless --ca-key-out says where;
-to renew a serving certificate under the same CA (so caBundle stays valid), pass --ca-cert and --ca-key.`,
+to renew a serving certificate under the same CA (so caBundle stays valid), pass --ca-cert and --ca-key.
+An existing CA in DIR is not replaced without --force.`,
 		Example: `  # a webhook Service "admit" in namespace "admit-system"
   admit certs create --host admit.admit-system.svc --out ./tls
 
@@ -68,10 +70,29 @@ to renew a serving certificate under the same CA (so caBundle stays valid), pass
 	f.StringVar(&o.caCert, "ca-cert", "", "sign with this existing CA certificate (PEM) instead of creating a CA")
 	f.StringVar(&o.caKey, "ca-key", "", "the existing CA's private key (PEM), with --ca-cert")
 	f.StringVar(&o.caKeyOut, "ca-key-out", "", "also write a newly created CA's private key to this file (mode 0600)")
+	f.BoolVar(&o.force, "force", false, "replace an existing CA in --out, or an existing --ca-key-out file")
 	addOutputFlag(cmd, &o.output)
 	_ = cmd.MarkFlagRequired("out")
 	_ = cmd.MarkFlagDirname("out")
 	return cmd
+}
+
+// checkNoCA refuses to replace a CA: every caBundle made from it would stop verifying the
+// server, and every webhook of a fail-closed configuration would fail.
+func (o *certsCreateOptions) checkNoCA() error {
+	if o.force {
+		return nil
+	}
+	existing := filepath.Join(o.out, certs.CAFileName)
+	if _, err := os.Stat(existing); err == nil {
+		return fmt.Errorf("%s exists: a new CA would break every caBundle made from it; renew the serving certificate with --ca-cert %s --ca-key KEY, or replace the CA with --force", existing, existing)
+	}
+	if o.caKeyOut != "" {
+		if _, err := os.Stat(o.caKeyOut); err == nil {
+			return fmt.Errorf("--ca-key-out %s exists: replace it with --force", o.caKeyOut)
+		}
+	}
+	return nil
 }
 
 // certsCreated is what `certs create -o json|yaml` prints.
@@ -121,6 +142,9 @@ func (o *certsCreateOptions) run(streams Streams) error {
 			return badInput(fmt.Errorf("reading the CA from %s and %s: %w", o.caCert, o.caKey, err))
 		}
 	} else {
+		if err := o.checkNoCA(); err != nil {
+			return badInput(err)
+		}
 		var err error
 		// The CA outlives the serving certificate so it can be renewed without a new caBundle.
 		if ca, err = certs.NewCA("admit webhook CA", 10*365*24*time.Hour); err != nil {

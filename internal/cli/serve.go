@@ -176,11 +176,11 @@ func (o *serveOptions) run(ctx context.Context, streams Streams) error {
 		}
 		return badInput(fmt.Errorf("no webhook is enabled (%s)", strings.Join(how, "; ")))
 	}
+	if o.printConfig {
+		return o.print(streams, registry)
+	}
 	for _, d := range disabled {
 		logger.Info("webhook disabled", "name", d.name, "enable", d.enable)
-	}
-	if o.printConfig {
-		return o.print(streams.Out, registry)
 	}
 
 	minVersion, err := tlsVersion(o.tlsMin)
@@ -212,7 +212,7 @@ func (o *serveOptions) run(ctx context.Context, streams Streams) error {
 }
 
 // print writes the configurations of the enabled webhooks.
-func (o *serveOptions) print(w io.Writer, registry *webhook.Registry) error {
+func (o *serveOptions) print(streams Streams, registry *webhook.Registry) error {
 	if (o.service == "") == (o.url == "") {
 		return badInput(errors.New("--print-config needs --service and --namespace, or --url"))
 	}
@@ -228,6 +228,10 @@ func (o *serveOptions) print(w io.Writer, registry *webhook.Registry) error {
 		caBundle = b
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return badInput(err)
+	} else {
+		// Legitimate with cert-manager, whose cainjector fills the caBundle; otherwise the
+		// apiserver could not verify the server, and said nowhere.
+		fmt.Fprintf(streams.Err, "warning: no %s: the configurations have no caBundle; inject one (admit certs inject, or cert-manager's cainjector) before applying them\n", caFile)
 	}
 	out, err := registry.ConfigurationsYAML(webhook.ConfigOptions{
 		Name:         o.configName,
@@ -236,7 +240,7 @@ func (o *serveOptions) print(w io.Writer, registry *webhook.Registry) error {
 	if err != nil {
 		return badInput(err)
 	}
-	_, err = w.Write(out)
+	_, err = streams.Out.Write(out)
 	return err
 }
 

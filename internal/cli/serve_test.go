@@ -71,6 +71,10 @@ func TestServePrintConfigEnablesWhatIsChosen(t *testing.T) {
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Fatalf("webhooks (-want +got):\n%s", diff)
 	}
+	// The cert dir has no ca.crt: printed, but said.
+	if !strings.Contains(errOut.String(), "ca.crt: the configurations have no caBundle") {
+		t.Errorf("no warning about the missing caBundle: stderr %q", errOut.String())
+	}
 }
 
 // TestPrintConfigLintsClean: what admit serve --print-config prints passes admit lint.
