@@ -291,7 +291,7 @@ func (s *Server) drain(servers []*http.Server) error {
 	for _, srv := range servers {
 		srv.SetKeepAlivesEnabled(false)
 	}
-	s.logger.Info("webhook server draining", "drainDelay", s.opts.DrainDelay, "gracePeriod", s.opts.GracePeriod)
+	s.logger.Info("webhook server draining", "drainDelay", s.opts.DrainDelay.String(), "gracePeriod", s.opts.GracePeriod.String())
 	if s.opts.DrainDelay > 0 {
 		time.Sleep(s.opts.DrainDelay)
 	}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -283,9 +284,11 @@ func (b *blockingHandler) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 func TestServerDrainsGracefully(t *testing.T) {
 	pki := newTestPKI(t)
 	h := &blockingHandler{entered: make(chan struct{}, 4), release: make(chan struct{})}
+	var logs lockedBuffer
 	s, cancel, done := startServer(t, ServerOptions{
 		CertFile: pki.certFile(), KeyFile: pki.keyFile(), Handler: h,
 		HealthAddr: "127.0.0.1:0", DrainDelay: 500 * time.Millisecond, GracePeriod: 10 * time.Second,
+		Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
 	})
 	c := tlsClient(pki.pool())
 	healthURL := "http://" + s.HealthAddr().String() + "/readyz"
@@ -335,6 +338,28 @@ func TestServerDrainsGracefully(t *testing.T) {
 	if _, err := net.DialTimeout("tcp", s.Addr().String(), time.Second); err == nil {
 		t.Fatal("listener still accepts connections after the drain")
 	}
+	// Durations are logged as people write them, not in nanoseconds.
+	if want := `"msg":"webhook server draining","drainDelay":"500ms","gracePeriod":"10s"`; !strings.Contains(logs.String(), want) {
+		t.Errorf("the drain's log record lacks %s:\n%s", want, logs.String())
+	}
+}
+
+// lockedBuffer is a bytes.Buffer the server's goroutines can log to at once.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func TestServerCutsOffRequestsAfterTheGracePeriod(t *testing.T) {

@@ -201,7 +201,7 @@ func (o *serveOptions) run(ctx context.Context, streams Streams) error {
 		return err
 	}
 	for _, w := range registry.Webhooks() {
-		logger.Info("serving webhook", "name", w.Name, "type", string(w.Type), "path", w.Path, "kind", w.Kind.String())
+		logger.Info("serving webhook", "name", w.Name, "type", string(w.Type), "path", w.Path, "kind", w.Kind.Kind, "apiVersion", w.Kind.GroupVersion().String())
 	}
 	if err := server.Run(ctx); err != nil {
 		// The server failed while running (a listener error, a drain that cut requests off):
