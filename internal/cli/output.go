@@ -38,6 +38,8 @@ func writeStructured(w io.Writer, format string, v any) error {
 	case outputJSON:
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
+		// Output for people and scripts, not for embedding in HTML: "<stdin>" stays readable.
+		enc.SetEscapeHTML(false)
 		return enc.Encode(v)
 	case outputYAML:
 		b, err := yaml.Marshal(v)
