@@ -41,6 +41,7 @@ const (
 
 type devOptions struct {
 	kubeconfig string
+	context    string
 	webhooks   []string
 	host       string
 	port       int
@@ -53,7 +54,7 @@ type devOptions struct {
 func newDevCommand(streams Streams) *cobra.Command {
 	o := &devOptions{}
 	cmd := &cobra.Command{
-		Use:   "dev --kubeconfig FILE --webhooks CONFIG.yaml... [-- COMMAND [ARGS...]]",
+		Use:   "dev --webhooks CONFIG.yaml... [--kubeconfig FILE] [-- COMMAND [ARGS...]]",
 		Short: "Point a cluster's webhooks at a server on this machine while you develop it",
 		Long: `Run your webhook server on this machine against a real cluster, without hand-made certificates,
 URL configurations or clean-up:
@@ -67,19 +68,20 @@ URL configurations or clean-up:
   4. when COMMAND ends, or on Ctrl-C or SIGTERM, every configuration it applied is deleted.
 
 The cluster must be able to reach HOST:PORT. If admit dev is killed before it cleans up,
-"admit dev --kubeconfig FILE --cleanup" deletes whatever any session left behind.
+"admit dev --cleanup" deletes whatever any session left behind.
 The exit code is COMMAND's when it ends by itself, 0 after an interrupt.`,
-		Example: `  # a kind or minikube cluster reaching this machine; the server reads its certificate from $ADMIT_DEV_CERT_DIR
-  admit dev --kubeconfig ~/.kube/config --webhooks config/webhook/manifests.yaml --host 172.17.0.1 -- go run ./cmd/webhook
+		Example: `  # a kind or minikube cluster (~/.kube/config) reaching this machine; the server reads its certificate from $ADMIT_DEV_CERT_DIR
+  admit dev --webhooks config/webhook/manifests.yaml --host 172.17.0.1 -- go run ./cmd/webhook
 
   # remove leftovers of an interrupted session
-  admit dev --kubeconfig ~/.kube/config --cleanup`,
+  admit dev --cleanup`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(cmd.Context(), streams, args, cmd.ArgsLenAtDash())
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the cluster (default $KUBECONFIG)")
+	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster (default: $KUBECONFIG, then ~/.kube/config, as kubectl)")
+	f.StringVar(&o.context, "context", "", "the kubeconfig context to use (default: its current context)")
 	f.StringSliceVar(&o.webhooks, "webhooks", nil, "webhook configuration files or directories (repeatable)")
 	f.StringVar(&o.host, "host", "127.0.0.1", "address or name the cluster reaches this machine at")
 	f.IntVar(&o.port, "port", 9443, "port your webhook server listens on")
@@ -94,16 +96,24 @@ func (o *devOptions) run(ctx context.Context, streams Streams, args []string, da
 	if dash > 0 {
 		return badInput(fmt.Errorf("unexpected arguments before --: %s", strings.Join(args[:dash], " ")))
 	}
-	if o.kubeconfig == "" {
-		return badInput(errors.New("--kubeconfig is required (or set KUBECONFIG)"))
+	// The kubeconfig as kubectl finds it: --kubeconfig, else $KUBECONFIG, else ~/.kube/config.
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = o.kubeconfig
+	restConfig, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: o.context}).ClientConfig()
+	if clientcmd.IsEmptyConfig(err) {
+		return badInput(errors.New("no kubeconfig: give --kubeconfig, set KUBECONFIG, or create ~/.kube/config (kind create cluster writes one)"))
 	}
-	restConfig, err := clientcmd.BuildConfigFromFlags("", o.kubeconfig)
 	if err != nil {
-		return badInput(fmt.Errorf("reading kubeconfig %s: %w", o.kubeconfig, err))
+		return badInput(fmt.Errorf("reading the kubeconfig: %w", err))
 	}
 	client, err := kubernetes.NewForConfig(restConfig)
 	if err != nil {
 		return badInput(err)
+	}
+	// Reach the cluster before changing anything, so that an unreachable one is reported as
+	// such, not as a failed clean-up.
+	if _, err := client.Discovery().ServerVersion(); err != nil {
+		return &exitError{code: 1, err: fmt.Errorf("reaching the cluster at %s: %w", restConfig.Host, err)}
 	}
 	if o.cleanup {
 		n, err := deleteDevConfigurations(context.WithoutCancel(ctx), client, devManagedByLabel+"="+devManagedByValue)
