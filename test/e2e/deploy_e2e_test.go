@@ -11,8 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	gocmp "github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 )
 
 // deployDir is the repository's deploy/ directory, seen from this package.
@@ -140,5 +142,50 @@ func TestDeployOverlaysAreAcceptedByTheAPIServer(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDeployCertManagerOverlayInjectsEveryConfiguration regenerates the base's configurations
+// as deploy/README.md says when more webhooks are enabled (a MutatingWebhookConfiguration
+// appears) and checks that the cert-manager overlay has cainjector fill both.
+func TestDeployCertManagerOverlayInjectsEveryConfiguration(t *testing.T) {
+	ctx := context.Background()
+	work := t.TempDir()
+	if out, err := exec.Command("cp", "-r", deployDir, work).CombinedOutput(); err != nil {
+		t.Fatalf("copying deploy/: %v: %s", err, out)
+	}
+	print := exec.Command(admitBinary(t), "serve", "--print-config", "--service", "admit", "--namespace", "admit-system",
+		"--webhooks", "image-mirrors,required-labels,namespace-protection", "--cert-dir", t.TempDir())
+	print.Env = append(os.Environ(), "ADMIT_IMAGE_MIRRORS=docker.io=mirror.local/hub", "ADMIT_REQUIRED_LABELS=ConfigMap=team")
+	printed, err := print.Output()
+	if err != nil {
+		t.Fatalf("admit serve --print-config: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(work, "deploy", "base", "webhooks.yaml"), printed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rendered, stderr, err := env.Kubectl(ctx, nil, "kustomize", filepath.Join(work, "deploy", "overlays", "cert-manager"))
+	if err != nil {
+		t.Fatalf("kubectl kustomize: %v\n%s", err, stderr)
+	}
+	var injected []string
+	for _, doc := range strings.Split(string(rendered), "\n---\n") {
+		var obj struct {
+			Kind     string `json:"kind"`
+			Metadata struct {
+				Name        string            `json:"name"`
+				Annotations map[string]string `json:"annotations"`
+			} `json:"metadata"`
+		}
+		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(obj.Kind, "WebhookConfiguration") {
+			injected = append(injected, obj.Kind+" "+obj.Metadata.Annotations["cert-manager.io/inject-ca-from"])
+		}
+	}
+	want := []string{"MutatingWebhookConfiguration admit-system/admit-serving", "ValidatingWebhookConfiguration admit-system/admit-serving"}
+	if diff := gocmp.Diff(want, injected); diff != "" {
+		t.Errorf("configurations and their inject-ca-from annotation (-want +got):\n%s", diff)
 	}
 }
