@@ -1,7 +1,6 @@
 package extension_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -25,6 +24,7 @@ import (
 	"time"
 
 	"github.com/admitkit/admit/extension"
+	"github.com/admitkit/admit/internal/lockedbuf"
 )
 
 // upgradeHook is the hook the tests call.
@@ -217,22 +217,9 @@ func urlExtension(name, url string, ca *testCA, policy extension.FailurePolicy) 
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for the concurrent writes of slog handlers.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) lines() []string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return strings.Split(strings.TrimSpace(b.buf.String()), "\n")
+// logRecords splits what a slog handler wrote into its records.
+func logRecords(b *lockedbuf.Buffer) []string {
+	return strings.Split(strings.TrimSpace(b.String()), "\n")
 }
 
 // loopbackResolver resolves every service to the test server at serverURL, keeping its path.

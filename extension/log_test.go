@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/admitkit/admit/extension"
+	"github.com/admitkit/admit/internal/lockedbuf"
 )
 
 type logLine struct {
@@ -22,13 +23,13 @@ type logLine struct {
 // sorted (calls run concurrently).
 func logsOf(t *testing.T, level slog.Level) []logLine {
 	t.Helper()
-	var buf syncBuffer
+	var buf lockedbuf.Buffer
 	logger := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: level, ReplaceAttr: extension.ReplaceLevelName}))
 	caller := newCaller(t, fourExtensions(t), extension.Options{Logger: logger})
 	_, _ = extension.CallAll[upgradeResponse](context.Background(), caller, extension.Request{Hook: upgradeHook(), Namespace: "default"})
 
 	var lines []logLine
-	for _, text := range buf.lines() {
+	for _, text := range logRecords(&buf) {
 		var l struct {
 			Level, Msg, Extension string
 			Ignored               *bool
@@ -86,12 +87,12 @@ func TestLogLevels(t *testing.T) {
 }
 
 func TestTraceLogCarriesTheAnswer(t *testing.T) {
-	var buf syncBuffer
+	var buf lockedbuf.Buffer
 	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: extension.LevelTrace, ReplaceAttr: extension.ReplaceLevelName}))
 	caller := newCaller(t, fourExtensions(t), extension.Options{Logger: logger})
 	_, _ = extension.Call[upgradeResponse](context.Background(), caller, "no", extension.Request{Hook: upgradeHook()})
 	var traced string
-	for _, line := range buf.lines() {
+	for _, line := range logRecords(&buf) {
 		if strings.Contains(line, "level=TRACE") {
 			traced = line
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/admitkit/admit/certs"
+	"github.com/admitkit/admit/internal/lockedbuf"
 )
 
 // testPKI is a CA with a serving certificate for 127.0.0.1 written to a directory.
@@ -284,7 +285,7 @@ func (b *blockingHandler) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 func TestServerDrainsGracefully(t *testing.T) {
 	pki := newTestPKI(t)
 	h := &blockingHandler{entered: make(chan struct{}, 4), release: make(chan struct{})}
-	var logs lockedBuffer
+	var logs lockedbuf.Buffer
 	s, cancel, done := startServer(t, ServerOptions{
 		CertFile: pki.certFile(), KeyFile: pki.keyFile(), Handler: h,
 		HealthAddr: "127.0.0.1:0", DrainDelay: 500 * time.Millisecond, GracePeriod: 10 * time.Second,
@@ -342,24 +343,6 @@ func TestServerDrainsGracefully(t *testing.T) {
 	if want := `"msg":"webhook server draining","drainDelay":"500ms","gracePeriod":"10s"`; !strings.Contains(logs.String(), want) {
 		t.Errorf("the drain's log record lacks %s:\n%s", want, logs.String())
 	}
-}
-
-// lockedBuffer is a bytes.Buffer the server's goroutines can log to at once.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func TestServerCutsOffRequestsAfterTheGracePeriod(t *testing.T) {

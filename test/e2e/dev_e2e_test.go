@@ -19,6 +19,7 @@ import (
 
 	"github.com/admitkit/admit/certs"
 	"github.com/admitkit/admit/examples/quickstart"
+	"github.com/admitkit/admit/internal/lockedbuf"
 	"github.com/admitkit/admit/webhook"
 )
 
@@ -54,7 +55,7 @@ func TestDevPointsTheClusterAtALocalServerAndCleansUp(t *testing.T) {
 				command = []string{"sh", "-c", "while [ ! -f " + doneFile + " ]; do sleep 0.1; done; echo cert dir $ADMIT_DEV_CERT_DIR"}
 			}
 			args := append([]string{"dev", "--kubeconfig", env.KubeconfigPath, "--webhooks", configFile, "--port", strconv.Itoa(port), "--cert-dir", certDir, "--"}, command...)
-			var stdout, stderr syncBuffer
+			var stdout, stderr lockedbuf.Buffer
 			dev := exec.Command(admitBinary(t), args...)
 			dev.Stdout, dev.Stderr = &stdout, &stderr
 			if err := dev.Start(); err != nil {

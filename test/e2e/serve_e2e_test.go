@@ -23,6 +23,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
+
+	"github.com/admitkit/admit/internal/lockedbuf"
 )
 
 // TestServeBuiltinWebhooks runs `admit serve` as a process, applies its --print-config output
@@ -57,7 +59,7 @@ func TestServeBuiltinWebhooks(t *testing.T) {
 		_, _, _ = env.Kubectl(context.Background(), scoped, "delete", "--ignore-not-found", "-f", "-")
 	})
 
-	var stderr syncBuffer
+	var stderr lockedbuf.Buffer
 	serve := exec.Command(admit, "serve", "--cert-dir", certDir, "--addr", "127.0.0.1:"+strconv.Itoa(port),
 		"--health-addr", "127.0.0.1:"+strconv.Itoa(healthPort), "--drain-delay", "0s", "--log-format", "text")
 	serve.Env = serveEnv

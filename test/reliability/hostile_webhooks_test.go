@@ -16,6 +16,7 @@ import (
 
 	"github.com/admitkit/admit/dispatch"
 	"github.com/admitkit/admit/dispatch/config"
+	"github.com/admitkit/admit/internal/lockedbuf"
 )
 
 // admissionPod is the object the dispatcher scenarios admit.
@@ -131,7 +132,7 @@ func hostileCases() []hostileCase {
 // apiserver's budget; and no goroutine outlives the test.
 func hostileWebhooks(t *testing.T) {
 	h := startHostileServer(t)
-	var logs lockedBuffer
+	var logs lockedbuf.Buffer
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	var cases []scenario
 	for _, tc := range hostileCases() {

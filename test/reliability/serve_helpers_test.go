@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/admitkit/admit/certs"
+	"github.com/admitkit/admit/internal/lockedbuf"
 )
 
 // builtCommand is cmd/admit, built on first use and removed by TestMain.
@@ -107,7 +108,7 @@ type serveProcess struct {
 	// addr is the TLS address of the webhooks; healthURL serves /healthz, /readyz and /metrics.
 	addr      string
 	healthURL string
-	logs      *lockedBuffer
+	logs      *lockedbuf.Buffer
 	// exited is closed when the process has ended; exitCode is valid then.
 	exited   chan struct{}
 	exitCode int
@@ -120,7 +121,7 @@ func startServe(t *testing.T, certDir string, args ...string) *serveProcess {
 	args = append([]string{"serve", "--addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0", "--cert-dir", certDir}, args...)
 	cmd := exec.Command(admitCommand.Path(t), args...)
 	cmd.Env = admitEnv()
-	logs := &lockedBuffer{}
+	logs := &lockedbuf.Buffer{}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -319,22 +320,4 @@ func (v *secretVolume) update(files map[string][]byte) error {
 		}
 	}
 	return nil
-}
-
-// lockedBuffer collects a process's logs while tests read them.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
