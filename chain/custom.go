@@ -400,8 +400,6 @@ func (c *customResources) prepare(ctx context.Context, at *dispatch.Attributes, 
 		return apierrors.NewInternalError(err)
 	}
 	at.SetObject(prepared)
-	for _, w := range recorder.list() {
-		at.AddWarning(w)
-	}
+	recorder.passTo(at)
 	return nil
 }

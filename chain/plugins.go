@@ -225,9 +225,7 @@ func (b *builtin) run(ctx context.Context, at *dispatch.Attributes, mutate bool)
 	} else {
 		err = b.plugin.(admission.ValidationInterface).Validate(ctx, attrs, b.interfaces)
 	}
-	for _, w := range recorder.list() {
-		at.AddWarning(w)
-	}
+	recorder.passTo(at)
 	for _, a := range attrs.annotations {
 		at.AddAnnotation(a[0], a[1])
 	}

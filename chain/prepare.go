@@ -164,9 +164,7 @@ func (p *preparer) prepare(ctx context.Context, at *dispatch.Attributes) error {
 		return apierrors.NewInternalError(err)
 	}
 	at.SetObject(prepared)
-	for _, w := range recorder.list() {
-		at.AddWarning(w)
-	}
+	recorder.passTo(at)
 	return nil
 }
 
@@ -265,6 +263,13 @@ func (w *warnings) AddWarning(_, text string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.texts = append(w.texts, text)
+}
+
+// passTo hands the warnings to the admission, as the apiserver adds them to its response.
+func (w *warnings) passTo(at *dispatch.Attributes) {
+	for _, text := range w.list() {
+		at.AddWarning(text)
+	}
 }
 
 func (w *warnings) list() []string {

@@ -106,11 +106,14 @@ func (c *PolicyTypeChecker) Check(obj runtime.Object) ([]PolicyTypeError, error)
 	ctx := c.checker.CreateContext(policy)
 	var out []PolicyTypeError
 	check := func(path *field.Path, expression string) {
+		// Parsed once, and only if the expression does not fit some kind.
+		parse := sync.OnceValue(func() *celast.AST { return c.parse(expression) })
 		for _, result := range c.checker.CheckExpression(ctx, expression) {
 			if result.Issues == nil {
 				continue // an internal error of the checker, not the expression's
 			}
-			skipped := c.skippedFor(expression, result.GVK)
+			parsed := parse()
+			skipped := c.skippedFor(parsed, result.GVK)
 			for _, issue := range parseIssues(result.Issues.Error()) {
 				if issue.line > 0 && skipped[position{issue.line, issue.column}] || listsJoined.MatchString(issue.message) {
 					continue
@@ -164,12 +167,10 @@ type position struct{ line, column int }
 // for it, of a `&&` it makes false, and the branch of a `?:` its guard does not take. A guard
 // is any subexpression that reads nothing of the object but its kind and apiVersion, or an
 // `||`, `&&`, `!` or `?:` whose value such guards decide.
-func (c *PolicyTypeChecker) skippedFor(expression string, kind schema.GroupVersionKind) map[position]bool {
-	parsed, issues := c.env.Parse(expression)
-	if issues != nil && issues.Err() != nil {
-		return nil
+func (c *PolicyTypeChecker) skippedFor(ast *celast.AST, kind schema.GroupVersionKind) map[position]bool {
+	if ast == nil {
+		return nil // the expression did not parse: nothing is known to be skipped
 	}
-	ast := parsed.NativeRep()
 	g := &guards{checker: c, info: ast.SourceInfo(), known: map[int64]knownValue{},
 		object: map[string]any{"kind": kind.Kind, "apiVersion": kind.GroupVersion().String()}}
 	skipped := map[position]bool{}
@@ -201,6 +202,16 @@ func (c *PolicyTypeChecker) skippedFor(expression string, kind schema.GroupVersi
 		}
 	}))
 	return skipped
+}
+
+// parse parses an expression as kube-apiserver does; one that does not parse (A01's concern)
+// gives nil.
+func (c *PolicyTypeChecker) parse(expression string) *celast.AST {
+	parsed, issues := c.env.Parse(expression)
+	if issues != nil && issues.Err() != nil {
+		return nil
+	}
+	return parsed.NativeRep()
 }
 
 // guards evaluates the guards of one expression for one kind.

@@ -53,6 +53,26 @@ type invocation struct {
 	resource    schema.GroupVersionResource
 	subresource string
 	kind        schema.GroupVersionKind
+
+	// object and oldObject are the admission's objects in kind's version, once versioned has
+	// converted them: matchConditions and the call see the same, converted once.
+	object, oldObject json.RawMessage
+	converted         bool
+}
+
+// versioned returns the admission's current objects in the invocation's version. The objects do
+// not change between matching a webhook and calling it, so they are converted once.
+func (a *admission) versioned(inv *invocation) (object, old json.RawMessage, err error) {
+	if !inv.converted {
+		if inv.object, err = a.objectAs(inv.kind); err != nil {
+			return nil, nil, apierrors.NewInternalError(err)
+		}
+		if inv.oldObject, err = a.oldObjectAs(inv.kind); err != nil {
+			return nil, nil, apierrors.NewInternalError(err)
+		}
+		inv.converted = true
+	}
+	return inv.object, inv.oldObject, nil
 }
 
 // skip explains why a webhook was not called; it is shown by `admit review`.
@@ -87,13 +107,9 @@ func (a *admission) shouldCall(ctx context.Context, h *hook) (*invocation, *skip
 		return nil, nil, objErr
 	}
 	if h.conditions != nil {
-		object, err := a.objectAs(inv.kind)
+		object, old, err := a.versioned(inv)
 		if err != nil {
-			return nil, nil, apierrors.NewInternalError(err)
-		}
-		old, err := a.oldObjectAs(inv.kind)
-		if err != nil {
-			return nil, nil, apierrors.NewInternalError(err)
+			return nil, nil, err
 		}
 		matched, evaluationErrors, err := h.conditions.Match(ctx, ConditionInput{Object: object, OldObject: old, Request: a.reviewRequest(inv, "", object, old)})
 		a.d.metrics.matchConditionErrors(h, a.req.Operation, evaluationErrors)

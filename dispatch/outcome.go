@@ -16,13 +16,9 @@ import (
 // denied, or the error that failed the call.
 func (a *admission) callWebhook(ctx context.Context, inv *invocation) (*admissionv1.AdmissionResponse, json.RawMessage, error) {
 	h := inv.hook
-	object, err := a.objectAs(inv.kind)
+	object, old, err := a.versioned(inv)
 	if err != nil {
-		return nil, nil, apierrors.NewInternalError(err)
-	}
-	old, err := a.oldObjectAs(inv.kind)
-	if err != nil {
-		return nil, nil, apierrors.NewInternalError(err)
+		return nil, nil, err
 	}
 	res, err := a.call(ctx, inv, object, old)
 	if err != nil {

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"sync"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -101,7 +102,8 @@ func buildPolicies(set *config.Set, inv *inventory, checker PolicyChecker) ([]*c
 		c := &configuration{kind: u.GetKind(), name: u.GetName(), annotations: u.GetAnnotations(), source: obj.Source,
 			validate: func() field.ErrorList { return nil }, warnings: func() []string { return nil }}
 		if checker != nil {
-			c.validate = func() field.ErrorList { return checker.Validate(u) }
+			// A01 and F05 both ask; validation compiles every expression, so it runs once.
+			c.validate = sync.OnceValue(func() field.ErrorList { return checker.Validate(u) })
 		}
 		configs = append(configs, c)
 		switch u.GetKind() {
