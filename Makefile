@@ -40,8 +40,9 @@ unit:
 tools:
 	bash hack/ensure-tools.sh
 
+# The reliability packages ran in unit, alone: here they would share the machine with e2e.
 e2e: tools
-	$(GO) test -race -count=1 -tags e2e -timeout $(E2E_TIMEOUT) ./test/...
+	$(GO) test -race -count=1 -tags e2e -timeout $(E2E_TIMEOUT) $$($(GO) list -tags e2e ./test/... | grep -v '/test/reliability')
 
 clean:
 	rm -rf $(BIN)

@@ -82,44 +82,75 @@ type Server struct {
 	unused connTracker
 }
 
-// connTracker remembers connections that have not yet sent a request. net/http's Shutdown only
-// treats such a connection as idle after 5 s, and clients do keep them: kube-apiserver's
-// connection pool opens connections it may never use. Closing them lets a drain end as soon as
-// the requests in flight are done.
+// connTracker remembers connections that have not yet sent a request, and whether their TLS
+// handshake is done. net/http's Shutdown only treats such a connection as idle after 5 s, and
+// clients do keep them: kube-apiserver's connection pool opens connections it may never use.
+// Closing them lets a drain end as soon as the requests in flight are done. A connection still in
+// its handshake is a request on its way (on a loaded node a handshake can take a while) and is
+// never closed as unused; net/http bounds the handshake by the read-header timeout.
 type connTracker struct {
-	mu    sync.Mutex
-	since map[net.Conn]time.Time
+	mu sync.Mutex
+	// unused is keyed by the connection below TLS, which is all a handshake callback sees.
+	unused map[net.Conn]*unusedConn
 }
 
+type unusedConn struct {
+	conn net.Conn
+	// handshakeDone is when the TLS handshake completed; zero while it runs.
+	handshakeDone time.Time
+}
+
+// track is the http.Server's ConnState hook.
 func (t *connTracker) track(c net.Conn, state http.ConnState) {
+	key := c
+	if tc, ok := c.(*tls.Conn); ok {
+		key = tc.NetConn()
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if state == http.StateNew {
-		if t.since == nil {
-			t.since = map[net.Conn]time.Time{}
+		if t.unused == nil {
+			t.unused = map[net.Conn]*unusedConn{}
 		}
-		t.since[c] = time.Now()
+		t.unused[key] = &unusedConn{conn: c}
 		return
 	}
-	delete(t.since, c)
+	delete(t.unused, key)
+}
+
+// handshakeDone records that the connection below TLS completed its handshake.
+func (t *connTracker) handshakeDone(raw net.Conn) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if u, ok := t.unused[raw]; ok && u.handshakeDone.IsZero() {
+		u.handshakeDone = time.Now()
+	}
 }
 
 // count is how many connections have not sent a request yet.
 func (t *connTracker) count() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return len(t.since)
+	return len(t.unused)
 }
 
-// closeOlderThan closes the connections that have waited at least age without a request. A
-// younger one may be a request on its way (a TLS handshake in progress) and is left to finish.
-func (t *connTracker) closeOlderThan(age time.Duration) {
+// closeUnused closes the connections whose handshake is done and that have sent no request for
+// age since the later of the handshake and notBefore (when the listener closed): every
+// connection accepted before the close gets age to send its request after it.
+func (t *connTracker) closeUnused(age time.Duration, notBefore time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for c, since := range t.since {
-		if time.Since(since) >= age {
-			c.Close()
-			delete(t.since, c)
+	for key, u := range t.unused {
+		if u.handshakeDone.IsZero() {
+			continue
+		}
+		quietSince := u.handshakeDone
+		if notBefore.After(quietSince) {
+			quietSince = notBefore
+		}
+		if time.Since(quietSince) >= age {
+			u.conn.Close()
+			delete(t.unused, key)
 		}
 	}
 }
@@ -279,9 +310,9 @@ func (s *Server) Run(ctx context.Context) error {
 	return s.drain(servers)
 }
 
-// unusedConnectionAge is how long a connection accepted before the listener closed may wait
-// without a request during a drain before it is closed; a TLS handshake on loopback or in a
-// cluster takes far less.
+// unusedConnectionAge is how long, after the listener closed and after its TLS handshake, a
+// connection accepted before the close may wait without a request before the drain closes it: a
+// client that dialed to send a request writes it at once.
 const unusedConnectionAge = time.Second
 
 // drain shuts the servers down in the order that loses no request: not-ready first, then close
@@ -303,8 +334,9 @@ func (s *Server) drain(servers []*http.Server) error {
 	s.mu.Lock()
 	s.tlsListener.Close()
 	s.mu.Unlock()
+	closedAt := time.Now()
 	for s.unused.count() > 0 && ctx.Err() == nil {
-		s.unused.closeOlderThan(unusedConnectionAge)
+		s.unused.closeUnused(unusedConnectionAge, closedAt)
 		time.Sleep(20 * time.Millisecond)
 	}
 	var result error
@@ -344,16 +376,42 @@ func (s *Server) tlsConfig() *tls.Config {
 		opt(cfg)
 	}
 	if s.clientCA != nil {
-		base := cfg
-		base.ClientAuth = tls.RequireAndVerifyClientCert
-		cfg = &tls.Config{GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) {
-			// A fresh config per handshake picks up a rotated client CA bundle.
-			c := base.Clone()
-			c.ClientCAs = s.clientCA.Pool()
-			return c, nil
-		}, MinVersion: base.MinVersion, NextProtos: base.NextProtos, GetCertificate: base.GetCertificate}
+		cfg.ClientAuth = tls.RequireAndVerifyClientCert
 	}
-	return cfg
+	base := cfg
+	// A config per handshake: it tells the drain when this connection's handshake is done, and
+	// picks up a rotated client CA bundle.
+	return &tls.Config{
+		MinVersion: base.MinVersion, NextProtos: base.NextProtos, GetCertificate: base.GetCertificate,
+		GetConfigForClient: func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
+			chosen := base
+			if base.GetConfigForClient != nil {
+				c, err := base.GetConfigForClient(hello)
+				if err != nil {
+					return nil, err
+				}
+				if c != nil {
+					chosen = c
+				}
+			}
+			c := chosen.Clone()
+			c.GetConfigForClient = nil
+			if s.clientCA != nil {
+				c.ClientCAs = s.clientCA.Pool()
+			}
+			verify := c.VerifyConnection
+			c.VerifyConnection = func(state tls.ConnectionState) error {
+				if verify != nil {
+					if err := verify(state); err != nil {
+						return err
+					}
+				}
+				s.unused.handshakeDone(hello.Conn)
+				return nil
+			}
+			return c, nil
+		},
+	}
 }
 
 func (s *Server) healthMux() http.Handler {

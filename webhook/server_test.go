@@ -407,41 +407,70 @@ func TestServerDrainClosesConnectionsThatNeverSentARequest(t *testing.T) {
 // even when the request is sent after the listener closed: kube-apiserver may have opened the
 // connection moments before, and dropping the request would apply its failurePolicy.
 func TestServerDrainAnswersARequestOnAConnectionAcceptedBeforeTheListenerClosed(t *testing.T) {
-	pki := newTestPKI(t)
-	s, cancel, done := startServer(t, ServerOptions{CertFile: pki.certFile(), KeyFile: pki.keyFile(), Handler: webhookHandler(t),
-		DrainDelay: 300 * time.Millisecond, GracePeriod: 10 * time.Second})
-	cancel()
-	conn, err := tls.Dial("tcp", s.Addr().String(), &tls.Config{RootCAs: pki.pool(), ServerName: "127.0.0.1"})
-	if err != nil {
-		t.Fatalf("connecting during the drain delay: %v", err)
+	tests := []struct {
+		name string
+		// drainDelay is how long the listener stays open after the drain starts; the client
+		// connects at once.
+		drainDelay time.Duration
+		// handshakeAfterClose delays the TLS handshake until after the listener closed (a
+		// loaded client or server); otherwise it completes as the connection opens.
+		handshakeAfterClose bool
+		// sendAfterClose is how long after the listener closed the request is written.
+		sendAfterClose time.Duration
+	}{
+		{name: "request just after the close", drainDelay: 300 * time.Millisecond},
+		// The handshake was done long before the close: the client still gets most of a
+		// second after the close to write its request.
+		{name: "handshake long before the close", drainDelay: 1500 * time.Millisecond, sendAfterClose: 600 * time.Millisecond},
+		// A handshake in progress is a request on its way, however long it takes.
+		{name: "handshake after the close", drainDelay: 300 * time.Millisecond, handshakeAfterClose: true, sendAfterClose: 1500 * time.Millisecond},
 	}
-	defer conn.Close()
-	waitFor(t, "the listener to close", func() bool {
-		c, err := net.DialTimeout("tcp", s.Addr().String(), time.Second)
-		if err == nil {
-			c.Close()
-			return false
-		}
-		return true
-	})
-	req, err := http.NewRequest(http.MethodPost, "https://"+s.Addr().String()+"/validate-core-v1-pod", bytes.NewReader(reviewJSON(t, "admission.k8s.io/v1", podCreateRequest())))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if err := req.Write(conn); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(conn), req)
-	if err != nil {
-		t.Fatalf("reading the answer: %v", err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || !resp.Close {
-		t.Fatalf("answer %d (close %v), want 200 with Connection: close", resp.StatusCode, resp.Close)
-	}
-	if err := <-done; err != nil {
-		t.Fatalf("Run: %v", err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pki := newTestPKI(t)
+			s, cancel, done := startServer(t, ServerOptions{CertFile: pki.certFile(), KeyFile: pki.keyFile(), Handler: webhookHandler(t),
+				DrainDelay: tt.drainDelay, GracePeriod: 10 * time.Second})
+			cancel()
+			raw, err := net.DialTimeout("tcp", s.Addr().String(), 5*time.Second)
+			if err != nil {
+				t.Fatalf("connecting during the drain delay: %v", err)
+			}
+			conn := tls.Client(raw, &tls.Config{RootCAs: pki.pool(), ServerName: "127.0.0.1"})
+			defer conn.Close()
+			if !tt.handshakeAfterClose {
+				if err := conn.Handshake(); err != nil {
+					t.Fatalf("TLS handshake during the drain delay: %v", err)
+				}
+			}
+			waitFor(t, "the listener to close", func() bool {
+				c, err := net.DialTimeout("tcp", s.Addr().String(), time.Second)
+				if err == nil {
+					c.Close()
+					return false
+				}
+				return true
+			})
+			time.Sleep(tt.sendAfterClose)
+			req, err := http.NewRequest(http.MethodPost, "https://"+s.Addr().String()+"/validate-core-v1-pod", bytes.NewReader(reviewJSON(t, "admission.k8s.io/v1", podCreateRequest())))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			if err := req.Write(conn); err != nil {
+				t.Fatalf("writing the request: %v", err)
+			}
+			resp, err := http.ReadResponse(bufio.NewReader(conn), req)
+			if err != nil {
+				t.Fatalf("reading the answer: %v", err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK || !resp.Close {
+				t.Fatalf("answer %d (close %v), want 200 with Connection: close", resp.StatusCode, resp.Close)
+			}
+			if err := <-done; err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+		})
 	}
 }
 

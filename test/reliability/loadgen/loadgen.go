@@ -73,9 +73,9 @@ func (o Outcome) String() string {
 type Record struct {
 	Seq int
 	// Due is when the request was scheduled; Sent when a connection started sending it, which
-	// is later when every connection was busy; Written when it was completely written, zero if
-	// it never was.
-	Due, Sent, Written time.Time
+	// is later when every connection was busy; Connected when it had a connection (TLS handshake
+	// done), Written when it was completely written, each zero if it never happened.
+	Due, Sent, Connected, Written time.Time
 	// Latency runs from Due to the end of the answer, or to the error.
 	Latency time.Duration
 	Outcome Outcome
@@ -307,8 +307,8 @@ func (c *connection) send(ctx context.Context, seq int, due time.Time) Record {
 	// GetConn resets it: when the transport retries on a fresh connection, the last attempt counts.
 	var connected bool
 	trace := &httptrace.ClientTrace{
-		GetConn: func(string) { connected, rec.Written = false, time.Time{} },
-		GotConn: func(httptrace.GotConnInfo) { connected = true },
+		GetConn: func(string) { connected, rec.Connected, rec.Written = false, time.Time{}, time.Time{} },
+		GotConn: func(httptrace.GotConnInfo) { connected, rec.Connected = true, time.Now() },
 		WroteRequest: func(info httptrace.WroteRequestInfo) {
 			if info.Err == nil {
 				rec.Written = time.Now()
