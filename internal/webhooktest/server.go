@@ -36,6 +36,16 @@ type Server struct {
 	calls    map[string]int
 	requests map[string][]*admissionv1.AdmissionRequest
 	timeouts map[string][]string
+	wire     map[string][]Wire
+}
+
+// Wire is a call as it arrived: what a typed decoding would hide (field names' case, unknown
+// fields, the review's apiVersion, headers, the protocol).
+type Wire struct {
+	// Proto is the request's protocol, "HTTP/2.0" or "HTTP/1.1".
+	Proto  string
+	Header http.Header
+	Body   []byte
 }
 
 // NewServer starts a server on a free port of 127.0.0.1 with a new CA. Close it when done.
@@ -111,6 +121,17 @@ func (s *Server) Timeouts(path string) []string {
 	return append([]string(nil), s.timeouts[canonical(path)]...)
 }
 
+// Wire returns the calls path received as they arrived, in arrival order.
+func (s *Server) Wire(path string) []Wire {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Wire, 0, len(s.wire[canonical(path)]))
+	for _, w := range s.wire[canonical(path)] {
+		out = append(out, Wire{Proto: w.Proto, Header: w.Header.Clone(), Body: append([]byte(nil), w.Body...)})
+	}
+	return out
+}
+
 // Reset forgets the calls and requests recorded so far, so that one server can serve two
 // callers of the same admission in turn (busyOnce is busy again after a Reset).
 func (s *Server) Reset() {
@@ -119,13 +140,15 @@ func (s *Server) Reset() {
 	s.calls = map[string]int{}
 	s.requests = map[string][]*admissionv1.AdmissionRequest{}
 	s.timeouts = map[string][]string{}
+	s.wire = map[string][]Wire{}
 }
 
 // record counts a call to path and returns its number, 1 for the first.
-func (s *Server) record(path, timeout string, req *admissionv1.AdmissionRequest) int {
+func (s *Server) record(path, timeout string, req *admissionv1.AdmissionRequest, wire Wire) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls[path]++
+	s.wire[path] = append(s.wire[path], wire)
 	s.requests[path] = append(s.requests[path], req.DeepCopy())
 	s.timeouts[path] = append(s.timeouts[path], timeout)
 	return s.calls[path]
@@ -137,8 +160,13 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "webhooktest: "+err.Error(), http.StatusNotFound)
 		return
 	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, 8<<20))
+	if err != nil {
+		http.Error(w, "webhooktest: reading the AdmissionReview: "+err.Error(), http.StatusBadRequest)
+		return
+	}
 	var review admissionv1.AdmissionReview
-	if err := json.NewDecoder(io.LimitReader(r.Body, 8<<20)).Decode(&review); err != nil {
+	if err := json.Unmarshal(body, &review); err != nil {
 		http.Error(w, "webhooktest: decoding the AdmissionReview: "+err.Error(), http.StatusBadRequest)
 		return
 	}
@@ -146,7 +174,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "webhooktest: the AdmissionReview has no request", http.StatusBadRequest)
 		return
 	}
-	n := s.record(canonical(r.URL.Path), r.URL.Query().Get("timeout"), review.Request)
+	n := s.record(canonical(r.URL.Path), r.URL.Query().Get("timeout"), review.Request, Wire{Proto: r.Proto, Header: r.Header.Clone(), Body: body})
 	call.answer(w, r, &review, n)
 }
 

@@ -180,6 +180,10 @@ type outcome struct {
 	Object   map[string]any
 	Calls    map[string]int
 	Requests map[string][]seenRequest
+	// Wire is each call as it arrived, compared as JSON: what the typed Requests cannot show
+	// (the review's apiVersion and kind, field names, fields AdmissionRequest does not have),
+	// with the headers and protocol.
+	Wire map[string][]wireCall
 	// Timeouts are the timeout query parameters the webhooks were called with.
 	Timeouts map[string][]string
 }
@@ -199,6 +203,18 @@ type seenRequest struct {
 	Options            map[string]any
 	Object, OldObject  map[string]any
 }
+
+// wireCall is a call as a webhook received it, with what differs by chance normalised: the uid,
+// the objects' random fields.
+type wireCall struct {
+	Proto   string
+	Headers map[string]string
+	Review  map[string]any
+}
+
+// wireHeaders are the headers the two callers must send alike. Content-Length follows from the
+// body, which is compared; Accept-Encoding is net/http's own.
+var wireHeaders = []string{"Content-Type", "Accept", "User-Agent", "Content-Encoding", "Authorization"}
 
 // differentialSuite is what the scenarios share: the markers namespace and the dispatcher's
 // resource mapper and converter.
@@ -628,6 +644,7 @@ func (r *scenarioRun) updatedObject() *unstructured.Unstructured {
 // record reads what the webhooks received and returns the UIDs of the calls.
 func (r *scenarioRun) record(out *outcome) []string {
 	out.Calls, out.Requests, out.Timeouts = map[string]int{}, map[string][]seenRequest{}, map[string][]string{}
+	out.Wire = map[string][]wireCall{}
 	var uids []string
 	for _, p := range r.paths {
 		out.Calls[p] = r.server.Calls(p)
@@ -643,8 +660,36 @@ func (r *scenarioRun) record(out *outcome) []string {
 			})
 		}
 		out.Requests[p] = seen
+		for _, call := range r.server.Wire(p) {
+			out.Wire[p] = append(out.Wire[p], r.wireCall(call))
+		}
 	}
 	return uids
+}
+
+// wireCall normalises a call as it arrived.
+func (r *scenarioRun) wireCall(call webhooktest.Wire) wireCall {
+	headers := map[string]string{}
+	for _, h := range wireHeaders {
+		if v := call.Header.Values(h); len(v) > 0 {
+			headers[h] = strings.Join(v, ", ")
+		}
+	}
+	review := decodeObject(call.Body)
+	if review == nil {
+		return wireCall{Proto: call.Proto, Headers: headers, Review: map[string]any{"<not a JSON object>": string(call.Body)}}
+	}
+	if request, ok := review["request"].(map[string]any); ok {
+		if _, ok := request["uid"]; ok {
+			request["uid"] = "<uid>"
+		}
+		for _, f := range []string{"object", "oldObject"} {
+			if obj, ok := request[f].(map[string]any); ok {
+				request[f] = r.normalise(obj)
+			}
+		}
+	}
+	return wireCall{Proto: call.Proto, Headers: headers, Review: review}
 }
 
 // throughDispatcher admits the same write with dispatch.Dispatcher.Admit.
