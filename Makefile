@@ -7,7 +7,7 @@ export ADMIT_CACHE_DIR := $(CACHE)
 export ADMIT_KUBE_APISERVER ?= $(CACHE)/bin/kube-apiserver
 E2E_TIMEOUT ?= 20m
 
-.PHONY: all build test tools vet unit e2e fmt-check clean
+.PHONY: all build test tools tools-background vet unit unit-packages unit-reliability e2e fmt-check clean
 
 include bench.mk
 include reliability.mk
@@ -20,7 +20,9 @@ build:
 ## test: everything CI runs — formatting, vet, unit tests with -race, the e2e suite on a real
 ## kube-apiserver + etcd (built/installed on first use), and a seconds-long run of the benchmark
 ## harness (no timing assertions), and every fuzz target for a short budget (fuzz-smoke).
-test: fmt-check vet unit e2e bench-smoke fuzz-smoke
+## The e2e tools (kube-apiserver, built once into .cache) build in the background while the unit
+## tests run; the reliability suite, which measures timing, waits for that build to end.
+test: tools-background fmt-check vet unit-packages tools unit-reliability e2e bench-smoke fuzz-smoke
 
 fmt-check:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
@@ -33,12 +35,20 @@ vet:
 
 # The reliability suite measures timing (a drain, deadlines): it runs after the other packages, so
 # that it never shares the machine with their compilation (Kubernetes' code under -race).
-unit:
+unit: unit-packages unit-reliability
+
+unit-packages:
 	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v '/test/reliability$$')
+
+unit-reliability:
 	$(GO) test -race -count=1 ./test/reliability
 
 tools:
 	bash hack/ensure-tools.sh
+
+# ensure-tools.sh runs one at a time, so `tools` waits for this one; its output is in the log.
+tools-background:
+	@mkdir -p $(CACHE) && { bash hack/ensure-tools.sh > $(CACHE)/ensure-tools.log 2>&1 & }
 
 # The reliability packages ran in unit, alone: here they would share the machine with e2e.
 e2e: tools

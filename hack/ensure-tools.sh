@@ -3,6 +3,8 @@
 #   - etcd from Debian's etcd-server package (when no etcd is on PATH),
 #   - kube-apiserver v1.36.3 built from the Go module proxy.
 # Prints nothing but progress; idempotent; safe to run from `make test` on a fresh machine.
+# Runs one at a time: a second invocation waits for the first (make test starts one in the
+# background while the unit tests run, and the e2e suite's waits for it), then finds the tools built.
 set -euo pipefail
 
 KUBE_VERSION="${KUBE_VERSION:-v1.36.3}"
@@ -10,6 +12,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cache="${ADMIT_CACHE_DIR:-$root/.cache}"
 bin="$cache/bin"
 mkdir -p "$bin"
+exec 9>"$cache/ensure-tools.lock"
+flock 9
 
 ensure_etcd() {
   if command -v etcd >/dev/null 2>&1; then return; fi

@@ -22,7 +22,7 @@ import (
 // Promise: every concurrent result is identical to its serial one — object, patch, warnings,
 // annotations, status and every webhook's outcome — and each webhook is called as often; no
 // goroutine outlives the test.
-func concurrentAdmissionsMatchSerial(t *testing.T) {
+func concurrentAdmissionsMatchSerial(t *testing.T, m *measurements) {
 	p := currentProfile()
 	server := webhooktest.Start(t)
 	selected := func(w admissionregistrationv1.ValidatingWebhook, label string) admissionregistrationv1.ValidatingWebhook {
@@ -82,7 +82,7 @@ func concurrentAdmissionsMatchSerial(t *testing.T) {
 	concurrentStart := time.Now()
 	close(start)
 	wg.Wait()
-	t.Logf("%d admissions: %s one after the other, %s all at once", len(requests), serialTook.Round(time.Millisecond), time.Since(concurrentStart).Round(time.Millisecond))
+	m.Logf("%d admissions: %s one after the other, %s all at once", len(requests), serialTook.Round(time.Millisecond), time.Since(concurrentStart).Round(time.Millisecond))
 
 	ignoreTimes := cmpopts.IgnoreFields(dispatch.WebhookResult{}, "Duration", "DurationSeconds")
 	differing := 0
@@ -109,7 +109,9 @@ func concurrentAdmissionsMatchSerial(t *testing.T) {
 			outcomes[string(w.Outcome)]++
 		}
 	}
-	t.Logf("%d admissions, outcomes: %v", len(requests), outcomes)
+	m.Logf("%d admissions: %d allowed, %d rejected; webhook outcomes: %d patched, %d denied, %d error, %d failed-open, %d skipped, %d allowed",
+		len(requests), outcomes["allowed=true"], outcomes["allowed=false"], outcomes["patched"], outcomes["denied"], outcomes["error"],
+		outcomes["failed-open"], outcomes["skipped"], outcomes["allowed"])
 	for _, o := range []string{"allowed=true", "allowed=false", "patched", "denied", "error", "failed-open", "skipped"} {
 		if outcomes[o] == 0 {
 			t.Errorf("no %s outcome among the admissions: the mix must exercise every path", o)

@@ -98,33 +98,38 @@ func nestedReview(value string) []byte {
 // declared too large is refused before it is read; clients that send headers slowly are
 // disconnected after the header timeout; nothing panics; the server keeps serving; and its peak
 // memory stays bounded.
-func hostileClients(t *testing.T) {
+func hostileClients(t *testing.T, m *measurements) {
 	p := currentProfile()
 	pki := newServingPKI(t)
 	volume := newSecretVolume(t, pki.files(pki.serving))
 	server := startServe(t, volume.dir)
 	startRSS := server.peakRSS(t)
 
-	scenarios := []scenario{
+	var slowest time.Duration
+	scenarios := []subtest{
 		{"declared size over the limit", func(t *testing.T) { refusedUnread(t, server.addr, pki) }},
-		{"slowloris", func(t *testing.T) { slowloris(t, server.addr, pki, p.slowClients) }},
+		{"slowloris", func(t *testing.T) { slowest = slowloris(t, server.addr, pki, p.slowClients) }},
 	}
 	for _, tt := range hostileRequests() {
-		scenarios = append(scenarios, scenario{tt.name, func(t *testing.T) { sendConcurrently(t, p.concurrentHostile, server.addr, pki, tt) }})
+		scenarios = append(scenarios, subtest{tt.name, func(t *testing.T) { sendConcurrently(t, p.concurrentHostile, server.addr, pki, tt) }})
 	}
-	runConcurrently(t, scenarios...)
+	passed := runConcurrently(t, scenarios...)
+	m.Logf("%d of %d hostile requests and client behaviours handled as promised (%d copies of each request at once); the %d slow clients disconnected within %s",
+		passed, len(scenarios), p.concurrentHostile, p.slowClients, slowest.Round(100*time.Millisecond))
 
 	peak := server.peakRSS(t)
-	t.Logf("profile %s: peak RSS of admit serve %s at start, %s after %d copies of each hostile request at once and %d slow clients",
-		p.name, mib(startRSS), mib(peak), p.concurrentHostile, p.slowClients)
+	m.Logf("peak RSS of admit serve %s at start, %s after %d copies of each hostile request at once and %d slow clients",
+		mib(startRSS), mib(peak), p.concurrentHostile, p.slowClients)
 	// Each request in flight buffers at most --max-request-bytes; the bound allows twice that per
 	// concurrent request (buffer growth) on top of the runtime's own.
 	if limit := startRSS + 64<<20 + 2*int64(p.concurrentHostile)*webhook.DefaultMaxRequestBytes; peak > limit {
 		t.Errorf("peak RSS %s exceeds the bound of %s", mib(peak), mib(limit))
 	}
-	if panics := server.metric(t, "admit_webhook_panics_total"); panics != 0 {
+	panics := server.metric(t, "admit_webhook_panics_total")
+	if panics != 0 {
 		t.Errorf("admit_webhook_panics_total is %v, want 0", panics)
 	}
+	m.Logf("admit_webhook_panics_total %v after", panics)
 	if strings.Contains(server.logs.String(), "panic") {
 		t.Errorf("admit serve logged a panic:\n%s", server.logs)
 	}
@@ -133,15 +138,19 @@ func hostileClients(t *testing.T) {
 
 // ambiguousJSON sends reviews with duplicate keys and invalid UTF-8. Promise: each
 // gets 400 and a Status naming the problem, rather than one reading picked silently.
-func ambiguousJSON(t *testing.T) {
+func ambiguousJSON(t *testing.T, m *measurements) {
 	pki := newServingPKI(t)
 	volume := newSecretVolume(t, pki.files(pki.serving))
 	server := startServe(t, volume.dir)
-	for _, tt := range ambiguousRequests() {
-		t.Run(tt.name, func(t *testing.T) {
+	refused, requests := 0, ambiguousRequests()
+	for _, tt := range requests {
+		if t.Run(tt.name, func(t *testing.T) {
 			sendConcurrently(t, 1, server.addr, pki, tt)
-		})
+		}) {
+			refused++
+		}
 	}
+	m.Logf("%d of %d ambiguous reviews refused as promised", refused, len(requests))
 }
 
 // sendConcurrently sends n copies of tt at once and checks every answer.
@@ -231,10 +240,13 @@ func refusedUnread(t *testing.T, addr string, pki servingPKI) {
 
 // slowloris opens n connections that never finish their headers — half without even a TLS
 // handshake, half trickling a header byte every half second — and expects the server to close
-// each of them after its header timeout (10 s in admit serve) while still serving others.
-func slowloris(t *testing.T, addr string, pki servingPKI, n int) {
+// each of them after its header timeout (10 s in admit serve) while still serving others. It
+// returns how long the slowest client was kept.
+func slowloris(t *testing.T, addr string, pki servingPKI, n int) time.Duration {
 	const headerTimeout = 10 * time.Second
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var slowest time.Duration
 	for i := range n {
 		wg.Go(func() {
 			start := time.Now()
@@ -248,9 +260,9 @@ func slowloris(t *testing.T, addr string, pki servingPKI, n int) {
 				t.Errorf("slow client %d: %v", i, err)
 				return
 			}
-			if i == 1 {
-				t.Logf("a trickling client was disconnected after %s", time.Since(start).Round(100*time.Millisecond))
-			}
+			mu.Lock()
+			slowest = max(slowest, time.Since(start))
+			mu.Unlock()
 		})
 	}
 	// The slow clients hold connections; others are still served.
@@ -259,6 +271,7 @@ func slowloris(t *testing.T, addr string, pki servingPKI, n int) {
 		time.Sleep(time.Second)
 	}
 	wg.Wait()
+	return slowest
 }
 
 // silentClient connects and sends nothing; it returns nil once the server closes the connection.

@@ -23,7 +23,7 @@ var gateHook = extension.Hook{Group: "hooks.reliability.admit.dev", Version: "v1
 // right reason; with Ignore, a bare Success; the extension's timeout ends every call; redirects
 // are not followed; CallAll hears every extension and reports every calling error; no goroutine
 // outlives the caller.
-func hostileExtensions(t *testing.T) {
+func hostileExtensions(t *testing.T, m *measurements) {
 	h := startHostileServer(t)
 	cases := []struct {
 		behaviour string
@@ -57,10 +57,10 @@ func hostileExtensions(t *testing.T) {
 	req := extension.Request{Hook: gateHook, Body: map[string]string{"toVersion": "v1.36.0"}}
 
 	t.Run("Call", func(t *testing.T) {
-		var calls []scenario
+		var calls []subtest
 		for _, c := range cases {
 			for _, policy := range []extension.FailurePolicy{extension.FailurePolicyFail, extension.FailurePolicyIgnore} {
-				calls = append(calls, scenario{c.behaviour + "/" + string(policy), func(t *testing.T) {
+				calls = append(calls, subtest{c.behaviour + "/" + string(policy), func(t *testing.T) {
 					resp, err := callWithin(t, func() (*gateResponse, error) {
 						return extension.Call[gateResponse](context.Background(), caller, extensionName(c.behaviour, policy), req)
 					})
@@ -80,7 +80,8 @@ func hostileExtensions(t *testing.T) {
 				}})
 			}
 		}
-		runConcurrently(t, calls...)
+		passed := runConcurrently(t, calls...)
+		m.Logf("Call: %d of %d cases (%d misbehaviours × Fail and Ignore) as promised", passed, len(calls), len(cases))
 	})
 
 	t.Run("CallAll", func(t *testing.T) {
@@ -100,6 +101,7 @@ func hostileExtensions(t *testing.T) {
 				t.Errorf("%s: error %v, ignored %v", r.Extension, r.Err, r.Ignored)
 			}
 		}
+		m.Logf("CallAll heard %d extensions and reported %d calling errors", len(agg.Results), len(all.Errors))
 	})
 
 	t.Run("caller deadline", func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -130,18 +131,18 @@ func hostileCases() []hostileCase {
 // a valid answer that cannot be applied is rejected either way), with a clear message; redirects
 // are not followed; the webhook's 1 s timeout ends hanging calls; warnings stay within the
 // apiserver's budget; and no goroutine outlives the test.
-func hostileWebhooks(t *testing.T) {
+func hostileWebhooks(t *testing.T, m *measurements) {
 	h := startHostileServer(t)
 	var logs lockedbuf.Buffer
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	var cases []scenario
+	var cases []subtest
 	for _, tc := range hostileCases() {
 		for _, phase := range []string{"mutating", "validating"} {
 			if (phase == "mutating" && !tc.mutating) || (phase == "validating" && !tc.validating) {
 				continue
 			}
 			for _, policy := range []admissionregistrationv1.FailurePolicyType{admissionregistrationv1.Fail, admissionregistrationv1.Ignore} {
-				cases = append(cases, scenario{tc.behaviour + "/" + phase + "/" + string(policy), func(t *testing.T) {
+				cases = append(cases, subtest{tc.behaviour + "/" + phase + "/" + string(policy), func(t *testing.T) {
 					name := tc.behaviour + ".hostile.admit.dev"
 					w := webhookTo(name, h.path("admission", tc.behaviour), h.caBundle, policy, tc.timeoutSeconds())
 					var d *dispatch.Dispatcher
@@ -156,7 +157,8 @@ func hostileWebhooks(t *testing.T) {
 			}
 		}
 	}
-	runConcurrently(t, cases...)
+	passed := runConcurrently(t, cases...)
+	m.Logf("%d of %d cases (%d misbehaviours, each phase and failure policy they apply to) as promised", passed, len(cases), len(hostileCases()))
 	if n := h.redirectTarget.Load(); n != 0 {
 		t.Errorf("the redirect target was called %d times; redirects must not be followed", n)
 	}
@@ -274,7 +276,7 @@ func admitWithin(t *testing.T, d *dispatch.Dispatcher, ctx context.Context, req 
 // abandoned (none still hangs at the webhook once Admit returned); the outcome follows the failure
 // policy — and a mutating webhook failing open past the deadline still ends the request with the
 // apiserver's timeout.
-func requestDeadline(t *testing.T) {
+func requestDeadline(t *testing.T, m *measurements) {
 	h := startHostileServer(t)
 	tests := []struct {
 		phase       string
@@ -288,9 +290,11 @@ func requestDeadline(t *testing.T) {
 		{phase: "validating", policy: admissionregistrationv1.Fail, wantCode: 500, wantMessage: "context deadline exceeded"},
 		{phase: "validating", policy: admissionregistrationv1.Ignore, wantAllowed: true},
 	}
-	var cases []scenario
+	var cases []subtest
+	var tookMu sync.Mutex
+	var slowest time.Duration
 	for _, tt := range tests {
-		cases = append(cases, scenario{tt.phase + "/" + string(tt.policy), func(t *testing.T) {
+		cases = append(cases, subtest{tt.phase + "/" + string(tt.policy), func(t *testing.T) {
 			w := webhookTo("hang.hostile.admit.dev", h.path("admission", "hang"), h.caBundle, tt.policy, 10)
 			var d *dispatch.Dispatcher
 			if tt.phase == "mutating" {
@@ -301,7 +305,11 @@ func requestDeadline(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 			defer cancel()
 			// Half the webhook's own timeout: returning later means the request deadline was ignored.
+			start := time.Now()
 			res := admitWithin(t, d, ctx, podCreate("deadline"), 5*time.Second)
+			tookMu.Lock()
+			slowest = max(slowest, time.Since(start))
+			tookMu.Unlock()
 			if res.Allowed != tt.wantAllowed {
 				t.Fatalf("allowed %v (%s); want %v", res.Allowed, statusText(res.Status), tt.wantAllowed)
 			}
@@ -310,7 +318,8 @@ func requestDeadline(t *testing.T) {
 			}
 		}})
 	}
-	runConcurrently(t, cases...)
+	passed := runConcurrently(t, cases...)
+	m.Logf("%d of %d cases as promised; the slowest returned %s after it started", passed, len(cases), slowest.Round(10*time.Millisecond))
 	waitFor(t, 5*time.Second, "the webhook to see every caller go away", func() error {
 		if n := h.hanging.Load(); n > 0 {
 			return fmt.Errorf("%d calls still hang", n)

@@ -28,7 +28,7 @@ const panicEvery = 7
 // seventh request. Promise: exactly those requests get a 500 carrying a Status, every other
 // request is answered normally, the server stays up, and admit_webhook_panics_total counts
 // exactly the panics.
-func panickingHandler(t *testing.T) {
+func panickingHandler(t *testing.T, m *measurements) {
 	p := currentProfile()
 	pki := newServingPKI(t)
 	dir := t.TempDir()
@@ -94,7 +94,7 @@ func panickingHandler(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("profile %s: %s", p.name, report)
+	m.Logf("load: %s", report)
 	total := len(report.Records)
 	wantPanics := (total + panicEvery - 1) / panicEvery
 	if got := report.Count(loadgen.OK); got != total || total != int(float64(p.rate)*p.panicDuration.Seconds()) {
@@ -117,7 +117,7 @@ func panickingHandler(t *testing.T) {
 	if got != float64(wantPanics) {
 		t.Errorf("admit_webhook_panics_total is %v, want %d", got, wantPanics)
 	}
-	t.Logf("%d panics answered 500, %d other requests answered 200; admit_webhook_panics_total %v", wantPanics, total-wantPanics, got)
+	m.Logf("%d panics answered 500, %d other requests answered 200; admit_webhook_panics_total %v", wantPanics, total-wantPanics, got)
 }
 
 // requestNumber is the number at the end of a uid such as "panic-14".

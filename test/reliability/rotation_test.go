@@ -21,7 +21,7 @@ const reloadPromise = 10 * time.Second
 // certificate is rotated halfway the way a Secret volume does it (atomic ..data symlink swap).
 // Promise: no request fails — connections keep being opened throughout, so handshakes straddle
 // the swap — and new handshakes present the new certificate within 10 s.
-func certificateRotationUnderLoad(t *testing.T) {
+func certificateRotationUnderLoad(t *testing.T, m *measurements) {
 	p := currentProfile()
 	pki := newServingPKI(t)
 	renewed := issueServing(t, pki.ca) // same CA, as cert-manager renews: caBundle stays valid
@@ -58,17 +58,17 @@ func certificateRotationUnderLoad(t *testing.T) {
 	if reloaded < 0 {
 		t.Errorf("new handshakes still present the old certificate %s after the swap", reloadPromise)
 	} else {
-		t.Logf("new certificate served %s after the swap", reloaded.Round(time.Millisecond))
+		m.Logf("new certificate served %s after the swap", reloaded.Round(time.Millisecond))
 	}
 
 	report := <-loadDone
-	t.Logf("profile %s, rotation %s into the run: %s", p.name, rotatedAt.Sub(report.Records[0].Due).Round(time.Millisecond), report)
+	m.Logf("rotation %s into the run; load: %s", rotatedAt.Sub(report.Records[0].Due).Round(time.Millisecond), report)
 	want := int(float64(p.rate) * p.loadDuration.Seconds())
 	if got := report.Count(loadgen.OK); got != want || len(report.Records) != want {
 		t.Errorf("%d of %d requests OK, want all %d: %q", got, len(report.Records), want, report.Errors(5))
 	}
 	before, after := served.get(serial(pki.serving.Certificate().SerialNumber.Text(16))), served.get(serial(renewed.Certificate().SerialNumber.Text(16)))
-	t.Logf("answers on the old certificate: %d, on the new one: %d", before, after)
+	m.Logf("answers on the old certificate: %d, on the new one: %d", before, after)
 	if before == 0 || after == 0 {
 		t.Errorf("answers on the old certificate: %d, on the new one: %d; want both, the load must straddle the rotation", before, after)
 	}

@@ -23,7 +23,7 @@ import (
 // the listener has closed, and so does a request sent after that on a connection accepted before
 // (no accepted connection loses its request); a request still unfinished when the grace period
 // ends is cut off, admit serve then exits with code 1, and nothing is accepted after that.
-func drainOnSIGTERM(t *testing.T) {
+func drainOnSIGTERM(t *testing.T, m *measurements) {
 	p := currentProfile()
 	pki := newServingPKI(t)
 	volume := newSecretVolume(t, pki.files(pki.serving))
@@ -88,7 +88,7 @@ func drainOnSIGTERM(t *testing.T) {
 		}
 		late.conn.Close()
 	}
-	t.Logf("after SIGTERM: /readyz failed at %s, the listener refused connections at %s",
+	m.Logf("after SIGTERM: /readyz failed at %s, the listener refused connections at %s",
 		notReadyAt.Sub(sigtermAt).Round(time.Millisecond), refusedAt.Sub(sigtermAt).Round(time.Millisecond))
 	if !notReadyAt.Before(refusedAt) {
 		t.Errorf("/readyz failed at %s, after the listener closed at %s: readiness must drop first", notReadyAt, refusedAt)
@@ -106,7 +106,7 @@ func drainOnSIGTERM(t *testing.T) {
 		}
 		completed++
 	}
-	t.Logf("%d of %d requests in flight at SIGTERM completed after the listener closed", completed, len(inFlight))
+	m.Logf("%d of %d requests in flight at SIGTERM completed after the listener closed", completed, len(inFlight))
 	select {
 	case <-server.exited:
 	case <-time.After(p.gracePeriod + 30*time.Second):
@@ -115,7 +115,7 @@ func drainOnSIGTERM(t *testing.T) {
 	stopLoad()
 	report := <-loadDone
 	exitedAt := time.Now()
-	t.Logf("admit serve exited with code %d, %s after SIGTERM; load: %s", server.exitCode, exitedAt.Sub(sigtermAt).Round(time.Millisecond), report)
+	m.Logf("admit serve exited with code %d, %s after SIGTERM; load: %s", server.exitCode, exitedAt.Sub(sigtermAt).Round(time.Millisecond), report)
 	// The straggler was cut off: a runtime failure (1), not bad input (2) nor a clean drain (0).
 	if server.exitCode != 1 {
 		t.Errorf("admit serve exited with code %d after cutting off a request at the end of the grace period; want 1", server.exitCode)
@@ -168,7 +168,7 @@ func drainOnSIGTERM(t *testing.T) {
 				rec.Connected.Sub(sigtermAt).Round(time.Millisecond), written, rec.Due.Add(rec.Latency).Sub(sigtermAt).Round(time.Millisecond), rec.Err)
 		}
 	}
-	t.Logf("%d requests served during the drain; %d refused as the listener closed", servedDuringDrain, refusedAtTheClose)
+	m.Logf("%d requests served during the drain; %d refused as the listener closed", servedDuringDrain, refusedAtTheClose)
 	if servedDuringDrain == 0 {
 		t.Errorf("no request was served between SIGTERM and the end of the drain delay; want the server to keep serving")
 	}

@@ -21,7 +21,7 @@ import (
 // tlsPolicy connects to admit serve with clients of every TLS version and client
 // certificate. Promises: the minimum TLS version is enforced; with --client-ca, a client without
 // a certificate signed by that CA is refused.
-func tlsPolicy(t *testing.T) {
+func tlsPolicy(t *testing.T, m *measurements) {
 	pki := newServingPKI(t)
 	clientCA, err := certs.NewCA("admit reliability client CA", time.Hour)
 	if err != nil {
@@ -57,6 +57,7 @@ func tlsPolicy(t *testing.T) {
 		{name: "client certificate of another CA", server: strict, version: tls.VersionTLS13, cert: &stranger},
 		{name: "client certificate of the client CA", server: strict, version: tls.VersionTLS13, cert: &apiserver, wantServed: true},
 	}
+	var outcomes []string
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			config := tlsConfig(pki.ca)
@@ -82,8 +83,14 @@ func tlsPolicy(t *testing.T) {
 			if (served == nil) != tt.wantServed {
 				t.Errorf("served: %v (%v), want served: %v", served == nil, served, tt.wantServed)
 			}
+			outcome := "refused"
+			if served == nil {
+				outcome = "served"
+			}
+			outcomes = append(outcomes, tt.name+" "+outcome)
 		})
 	}
+	m.Logf("%s", strings.Join(outcomes, ", "))
 }
 
 func issueClient(t *testing.T, ca *certs.CA, name string) tls.Certificate {
@@ -103,7 +110,7 @@ func issueClient(t *testing.T, ca *certs.CA, name string) tls.Certificate {
 // --print-config and admit certs inject — with the files admit certs create wrote, then with CA
 // files that hold a private key in some form. Promise: a caBundle only ever holds the CA
 // certificates, and a CA file with a private key in it is refused without writing anything.
-func noPrivateKeyInCABundle(t *testing.T) {
+func noPrivateKeyInCABundle(t *testing.T, m *measurements) {
 	dir := t.TempDir()
 	tlsDir := filepath.Join(dir, "tls")
 	caKeyFile := filepath.Join(dir, "ca.key")
@@ -143,8 +150,9 @@ func noPrivateKeyInCABundle(t *testing.T) {
 		"a key whose END line lost a dash, then the CA": append([]byte(strings.Replace(string(caKey), "-----END PRIVATE KEY-----", "-----END PRIVATE KEY----", 1)), caCert...),
 		"a key without its END line, then the CA":       append([]byte(strings.Replace(string(caKey), "-----END PRIVATE KEY-----\n", "", 1)), caCert...),
 	}
+	refused := 0
 	for name, content := range keyed {
-		t.Run(name, func(t *testing.T) {
+		if t.Run(name, func(t *testing.T) {
 			caFile := filepath.Join(t.TempDir(), certs.CAFileName)
 			if err := os.WriteFile(caFile, content, 0o600); err != nil {
 				t.Fatal(err)
@@ -158,8 +166,11 @@ func noPrivateKeyInCABundle(t *testing.T) {
 			if code != 2 || out != "" {
 				t.Errorf("serve --print-config with %s as ca.crt: exit %d, %d bytes written; want exit 2 and nothing written (stderr %q)", name, code, len(out), stderr)
 			}
-		})
+		}) {
+			refused++
+		}
 	}
+	m.Logf("the caBundles written by serve --print-config and certs inject hold the CA certificate alone; %d of %d CA files holding a key refused by both (exit 2, nothing written)", refused, len(keyed))
 }
 
 // assertCABundles checks that every webhook of the configurations in stream has caBundle want.
@@ -199,7 +210,7 @@ func readFile(t *testing.T, name string) []byte {
 // where secrets travel: object data, environment values, annotations, user extra, an
 // Authorization header, the URL, and reviews it refuses. Promise: none of them, and no part of the
 // private key, appears in the logs.
-func noSecretsInLogs(t *testing.T) {
+func noSecretsInLogs(t *testing.T, m *measurements) {
 	pki := newServingPKI(t)
 	volume := newSecretVolume(t, pki.files(pki.serving))
 	server := startServe(t, volume.dir, "--log-level", "debug")
@@ -248,4 +259,6 @@ func noSecretsInLogs(t *testing.T) {
 	if strings.Contains(logs, "PRIVATE KEY") {
 		t.Errorf("a private key was logged")
 	}
+	m.Logf("%d reviews carrying a secret in %d places, %d log lines at debug level: the secret logged %d times, key material %d times",
+		len(reviews), len(reviews)+2, strings.Count(logs, "\n"), strings.Count(logs, secret), strings.Count(logs, "PRIVATE KEY"))
 }

@@ -1,0 +1,5 @@
+// Package report renders the results of the reliability scenarios (test/reliability) into the
+// tables of docs/reliability.md, so that the page says what the last full run measured and
+// cannot drift from it: the scenarios write their results as JSON, this package turns them into
+// the page's generated sections, and a test checks that the committed page and results agree.
+package report
