@@ -135,6 +135,8 @@ type reviewed struct {
 	request *dispatch.Request
 	result  *dispatch.Result
 	err     error
+	// took is how long the admission took.
+	took time.Duration
 }
 
 // reviewedPolicies counts the admission policies and bindings among the objects under review.
@@ -166,26 +168,11 @@ func (o *reviewOptions) run(ctx context.Context, streams Streams) error {
 	if err != nil {
 		return badInput(err)
 	}
-	state, err := o.loadClusterState()
+	env, err := o.loadEnv(ctx, objects)
 	if err != nil {
-		return badInput(err)
-	}
-	live, err := o.connect()
-	if err != nil {
-		return badInput(err)
-	}
-	if err := live.readCRDs(ctx, state); err != nil {
 		return err
 	}
-	crds, err := o.loadCRDs(objects, state)
-	if err != nil {
-		return badInput(err)
-	}
-	mapper, err := mapper(crds)
-	if err != nil {
-		return badInput(err)
-	}
-	reviews, err := o.requests(objects, olds, mapper)
+	reviews, err := o.requests(objects, olds, env.mapper)
 	if err != nil {
 		return badInput(err)
 	}
@@ -195,9 +182,78 @@ func (o *reviewOptions) run(ctx context.Context, streams Streams) error {
 		fmt.Fprintf(streams.Err, "note: the objects include %s, reviewed as objects: to apply them to the others, give them with --webhooks\n",
 			plural(n, "admission policy or binding", "admission policies and bindings"))
 	}
+	engine, err := o.newEngine(ctx, streams, env, reviews, nil)
+	if err != nil {
+		return err
+	}
+	defer engine.close()
+	o.admitAll(ctx, engine.dispatcher, reviews)
+	return o.report(streams, reviews, engine.assumed)
+}
+
+// reviewEnv is what a run reads before it builds requests: the cluster state, the CRDs of the
+// custom kinds, and the resources the objects map to.
+type reviewEnv struct {
+	state  *clusterState
+	live   *liveCluster
+	crds   []*apiextensionsv1.CustomResourceDefinition
+	mapper *resources.Mapper
+}
+
+// loadEnv reads the cluster state (files and --kubeconfig) and the CRDs, those among objects
+// included. Its errors are ready to return.
+func (o *reviewOptions) loadEnv(ctx context.Context, objects []inputObject) (*reviewEnv, error) {
+	state, err := o.loadClusterState()
+	if err != nil {
+		return nil, badInput(err)
+	}
+	live, err := o.connect()
+	if err != nil {
+		return nil, badInput(err)
+	}
+	if err := live.readCRDs(ctx, state); err != nil {
+		return nil, err
+	}
+	crds, err := o.loadCRDs(objects, state)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	m, err := mapper(crds)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	return &reviewEnv{state: state, live: live, crds: crds, mapper: m}, nil
+}
+
+// reviewEngine runs admissions: a dispatcher with the webhooks and policies, around the chain
+// unless --webhooks-only. close stops what it started.
+type reviewEngine struct {
+	dispatcher *dispatch.Dispatcher
+	// assumed says what the chain assumed of the cluster.
+	assumed []string
+	closers []func()
+}
+
+func (e *reviewEngine) close() {
+	for i := len(e.closers) - 1; i >= 0; i-- {
+		e.closers[i]()
+	}
+}
+
+// newEngine loads the webhook configurations and policies (or starts the built-in webhooks) and
+// builds the dispatcher for reviews. caBundle, when not empty, is given to every webhook that
+// has none (admit test's generated CA). Its errors are ready to return.
+func (o *reviewOptions) newEngine(ctx context.Context, streams Streams, env *reviewEnv, reviews []*reviewed, caBundle []byte) (engine *reviewEngine, err error) {
+	engine = &reviewEngine{}
+	defer func() {
+		if err != nil {
+			engine.close()
+		}
+	}()
+	state := env.state
 	resolver, resolved, err := parseResolve(o.resolve)
 	if err != nil {
-		return badInput(err)
+		return nil, badInput(err)
 	}
 
 	var mutating []*admissionregistrationv1.MutatingWebhookConfiguration
@@ -205,19 +261,22 @@ func (o *reviewOptions) run(ctx context.Context, streams Streams) error {
 	if len(o.webhooks) > 0 {
 		set, err := config.Load(config.Options{}, o.webhooks...)
 		if err != nil {
-			return badInput(err)
+			return nil, badInput(err)
 		}
 		warnings, err := set.Validate()
 		for _, w := range warnings {
 			fmt.Fprintln(streams.Err, "warning:", w)
 		}
 		if err != nil {
-			return badInput(err)
+			return nil, badInput(err)
 		}
 		mutating, validating = set.MutatingConfigs(), set.ValidatingConfigs()
+		if len(caBundle) > 0 {
+			fillCABundles(mutating, validating, caBundle)
+		}
 		if !o.resolveDNS {
 			if err := checkServicesResolved(mutating, validating, resolved); err != nil {
-				return badInput(err)
+				return nil, badInput(err)
 			}
 		}
 		for _, obj := range set.Others {
@@ -230,56 +289,71 @@ func (o *reviewOptions) run(ctx context.Context, streams Streams) error {
 				err = apierrors.NewInvalid(kind, obj.Object.GetName(), errs)
 			}
 			if err != nil {
-				return badInput(fmt.Errorf("%s: %w", obj.Source, err))
+				return nil, badInput(fmt.Errorf("%s: %w", obj.Source, err))
 			}
 			state.policies = append(state.policies, obj)
 		}
 	} else {
 		demo, err := startDemoWebhooks(ctx)
 		if err != nil {
-			return fmt.Errorf("starting the built-in webhooks: %w", err)
+			return nil, fmt.Errorf("starting the built-in webhooks: %w", err)
 		}
-		defer demo.stop()
+		engine.closers = append(engine.closers, demo.stop)
 		mutating, validating = demo.mutating, demo.validating
 	}
 
 	opts := dispatch.Options{
-		Mutating: mutating, Validating: validating, Resources: mapper,
+		Mutating: mutating, Validating: validating, Resources: env.mapper,
 		Conditions: matchconditions.Compiler(nil), ServiceResolver: resolver,
 	}
-	var assumed []string
 	if first, n := state.policyCount(); o.onlyHooks && n > 0 {
 		// Policies run in kube-apiserver's own plugins, which are the chain: ignoring them would
 		// admit what they deny.
-		return badInput(fmt.Errorf("--webhooks-only calls webhooks alone, but the input has %s (the first at %s): drop --webhooks-only to evaluate them",
+		return nil, badInput(fmt.Errorf("--webhooks-only calls webhooks alone, but the input has %s (the first at %s): drop --webhooks-only to evaluate them",
 			plural(n, "admission policy or binding", "admission policies and bindings"), first))
 	}
 	if o.onlyHooks {
 		opts.Namespaces = state.staticNamespaces()
-		if opts.Converter, err = convert.New(crds...); err != nil {
-			return badInput(err)
+		if opts.Converter, err = convert.New(env.crds...); err != nil {
+			return nil, badInput(err)
 		}
 	} else {
-		if err := live.readState(ctx, state, reviews); err != nil {
-			return err
+		if err := env.live.readState(ctx, state, reviews); err != nil {
+			return nil, err
 		}
 		c, err := chain.New(ctx, chain.Config{
-			Objects: state.withReviewed(reviews), Namespaces: namespacesOf(reviews), CRDs: crds,
+			Objects: state.withReviewed(reviews), Namespaces: namespacesOf(reviews), CRDs: env.crds,
 			FieldManager: o.fieldManager, ServiceCIDR: o.serviceCIDR,
 		})
 		if err != nil {
-			return badInput(fmt.Errorf("the cluster state: %w", err))
+			return nil, badInput(fmt.Errorf("the cluster state: %w", err))
 		}
-		defer c.Close()
+		engine.closers = append(engine.closers, c.Close)
 		c.Apply(&opts)
-		assumed = c.Assumed()
+		engine.assumed = c.Assumed()
 	}
-	d, err := dispatch.New(opts)
-	if err != nil {
-		return badInput(err)
+	if engine.dispatcher, err = dispatch.New(opts); err != nil {
+		return nil, badInput(err)
 	}
-	o.admitAll(ctx, d, reviews)
-	return o.report(streams, reviews, assumed)
+	return engine, nil
+}
+
+// fillCABundles gives caBundle to every webhook whose clientConfig has none.
+func fillCABundles(mutating []*admissionregistrationv1.MutatingWebhookConfiguration, validating []*admissionregistrationv1.ValidatingWebhookConfiguration, caBundle []byte) {
+	for _, c := range mutating {
+		for i := range c.Webhooks {
+			if len(c.Webhooks[i].ClientConfig.CABundle) == 0 {
+				c.Webhooks[i].ClientConfig.CABundle = caBundle
+			}
+		}
+	}
+	for _, c := range validating {
+		for i := range c.Webhooks {
+			if len(c.Webhooks[i].ClientConfig.CABundle) == 0 {
+				c.Webhooks[i].ClientConfig.CABundle = caBundle
+			}
+		}
+	}
 }
 
 // maxConcurrentReviews bounds how many admissions run at once: webhooks are called in
@@ -301,7 +375,9 @@ func (o *reviewOptions) admitAll(ctx context.Context, d *dispatch.Dispatcher, re
 			defer func() { <-sem; wg.Done() }()
 			reviewCtx, cancel := context.WithTimeout(ctx, o.timeout)
 			defer cancel()
+			start := time.Now()
 			r.result, r.err = d.Admit(reviewCtx, r.request)
+			r.took = time.Since(start)
 		}()
 	}
 	wg.Wait()

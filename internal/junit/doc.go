@@ -1,0 +1,3 @@
+// Package junit writes test results as JUnit XML, the report format CI systems (GitLab, Jenkins,
+// GitHub Actions' test reporters, Buildkite) read to show failed cases.
+package junit

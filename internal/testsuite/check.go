@@ -1,0 +1,281 @@
+package testsuite
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/admitkit/admit/dispatch"
+)
+
+// Check compares a result with a case's expectations and returns one sentence per difference;
+// none means the case passed.
+func Check(e Expect, res *dispatch.Result) []string {
+	var failures []string
+	failf := func(format string, args ...any) { failures = append(failures, fmt.Sprintf(format, args...)) }
+	if e.Allowed != nil && *e.Allowed != res.Allowed {
+		if res.Allowed {
+			failf("admitted, want rejected")
+		} else {
+			failf("rejected (%s), want admitted", statusLine(res))
+		}
+	}
+	code, reason, message := int32(0), "", ""
+	if res.Status != nil && !res.Allowed {
+		code, reason, message = res.Status.Code, string(res.Status.Reason), res.Status.Message
+	}
+	if e.Code != nil && *e.Code != code {
+		failf("code %d, want %d", code, *e.Code)
+	}
+	if e.Reason != "" && e.Reason != reason {
+		failf("reason %q, want %q", reason, e.Reason)
+	}
+	if e.Message != nil && *e.Message != message {
+		failf("message %q, want %q", message, *e.Message)
+	}
+	if e.MessageRegexp != "" {
+		if re, err := compileRegexp(e.MessageRegexp); err == nil && !re.MatchString(message) {
+			failf("message %q does not match %q", message, e.MessageRegexp)
+		}
+	}
+	if e.Has("warnings") && !slices.Equal(e.Warnings, res.Warnings) {
+		failf("warnings %s, want %s", quoteList(res.Warnings), quoteList(e.Warnings))
+	}
+	for _, k := range sortedKeys(e.AuditAnnotations) {
+		got, ok := res.AuditAnnotations[k]
+		switch {
+		case !ok:
+			failf("no audit annotation %q, want %q", k, e.AuditAnnotations[k])
+		case got != e.AuditAnnotations[k]:
+			failf("audit annotation %q is %q, want %q", k, got, e.AuditAnnotations[k])
+		}
+	}
+	if e.Has("called") {
+		if got := Called(res); !slices.Equal(got, e.Called) {
+			failf("called %s, want %s", quoteList(got), quoteList(e.Called))
+		}
+	}
+	got := Outcomes(res)
+	for _, name := range sortedKeys(e.Outcomes) {
+		outcome, ok := got[name]
+		switch {
+		case !ok:
+			failf("no webhook or policy %q in the result (it does not match the object, or is not configured)", name)
+		case outcome != e.Outcomes[name]:
+			failf("%s: %s, want %s", name, outcome, e.Outcomes[name])
+		}
+	}
+	if len(e.Fields) > 0 {
+		var obj any
+		if len(res.Object) == 0 || json.Unmarshal(res.Object, &obj) != nil {
+			failf("no admitted object to read fields from")
+			return failures
+		}
+		for _, path := range sortedKeys(e.Fields) {
+			want := normalize(e.Fields[path])
+			value, found, err := lookup(obj, path)
+			switch {
+			case err != nil:
+				failf("%v", err)
+			case want == nil && found:
+				failf("%s is %s, want it absent", path, jsonText(value))
+			case want != nil && !found:
+				failf("%s is absent, want %s", path, jsonText(want))
+			case want != nil && !cmp.Equal(value, want):
+				failf("%s is %s, want %s", path, jsonText(value), jsonText(want))
+			}
+		}
+	}
+	return failures
+}
+
+// isCall reports whether a result row is a webhook or an admission policy (not a built-in
+// plugin or a preparation step).
+func isCall(w dispatch.WebhookResult) bool {
+	switch w.Type {
+	case "mutating", "validating":
+		return true
+	case "mutating-policy", "validating-policy":
+		// A policy's row names its binding; a row without one is the policy plugin as a whole
+		// (its reinvocation), not a policy.
+		return w.Binding != ""
+	}
+	return false
+}
+
+// Called lists the webhooks and policies that were called (not skipped), in the order of their
+// first call.
+func Called(res *dispatch.Result) []string {
+	var out []string
+	for _, w := range res.Webhooks {
+		if isCall(w) && w.Outcome != dispatch.OutcomeSkipped && !slices.Contains(out, w.Name) {
+			out = append(out, w.Name)
+		}
+	}
+	return out
+}
+
+// Outcomes maps each webhook and policy to its outcome: its last round's, unless that round
+// skipped it after an earlier one called it (a reinvocation that did not happen).
+func Outcomes(res *dispatch.Result) map[string]string {
+	out := map[string]string{}
+	for _, w := range res.Webhooks {
+		if !isCall(w) {
+			continue
+		}
+		if prev, ok := out[w.Name]; ok && w.Outcome == dispatch.OutcomeSkipped && prev != string(dispatch.OutcomeSkipped) {
+			continue
+		}
+		out[w.Name] = string(w.Outcome)
+	}
+	return out
+}
+
+func statusLine(res *dispatch.Result) string {
+	if res.Status == nil {
+		return "no status"
+	}
+	return fmt.Sprintf("%d %s: %s", res.Status.Code, res.Status.Reason, res.Status.Message)
+}
+
+func quoteList(list []string) string {
+	if len(list) == 0 {
+		return "none"
+	}
+	quoted := make([]string, len(list))
+	for i, s := range list {
+		quoted[i] = strconv.Quote(s)
+	}
+	return "[" + strings.Join(quoted, ", ") + "]"
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func compileRegexp(expr string) (*regexp.Regexp, error) {
+	return regexp.Compile(expr)
+}
+
+// normalize turns a YAML-decoded value into what decoding its JSON gives, so that it compares
+// with a value read from the admitted object (numbers as float64, maps as map[string]any).
+func normalize(v any) any {
+	if v == nil {
+		return nil
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var out any
+	if err := json.Unmarshal(data, &out); err != nil {
+		return v
+	}
+	return out
+}
+
+func jsonText(v any) string {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(data)
+}
+
+// pathStep is one step of a field path: a map key or a list index.
+type pathStep struct {
+	key   string
+	index int
+	isKey bool
+}
+
+// parseFieldPath reads spec.containers[0].image and metadata.labels["app.kubernetes.io/name"].
+func parseFieldPath(path string) ([]pathStep, error) {
+	var steps []pathStep
+	rest := path
+	expectKey := true
+	for rest != "" {
+		switch {
+		case strings.HasPrefix(rest, "["):
+			end := strings.Index(rest, "]")
+			if end < 0 {
+				return nil, fmt.Errorf("field path %q: a [ without its ]", path)
+			}
+			inner := rest[1:end]
+			if strings.HasPrefix(inner, `"`) {
+				key, err := strconv.Unquote(inner)
+				if err != nil {
+					return nil, fmt.Errorf("field path %q: %s is not a quoted key", path, inner)
+				}
+				steps = append(steps, pathStep{key: key, isKey: true})
+			} else {
+				i, err := strconv.Atoi(inner)
+				if err != nil || i < 0 {
+					return nil, fmt.Errorf("field path %q: [%s] is neither a list index nor a quoted key", path, inner)
+				}
+				steps = append(steps, pathStep{index: i})
+			}
+			rest = rest[end+1:]
+			expectKey = false
+		case strings.HasPrefix(rest, "."):
+			if expectKey {
+				return nil, fmt.Errorf("field path %q: an empty field name", path)
+			}
+			rest = rest[1:]
+			expectKey = true
+		default:
+			if !expectKey {
+				return nil, fmt.Errorf("field path %q: a field name must follow a dot", path)
+			}
+			end := strings.IndexAny(rest, ".[")
+			if end < 0 {
+				end = len(rest)
+			}
+			steps = append(steps, pathStep{key: rest[:end], isKey: true})
+			rest = rest[end:]
+			expectKey = false
+		}
+	}
+	if len(steps) == 0 || expectKey {
+		return nil, fmt.Errorf("field path %q: empty or ending with a dot", path)
+	}
+	return steps, nil
+}
+
+// lookup reads path in obj; found is false when a step is missing.
+func lookup(obj any, path string) (value any, found bool, err error) {
+	steps, err := parseFieldPath(path)
+	if err != nil {
+		return nil, false, err
+	}
+	cur := obj
+	for _, s := range steps {
+		if s.isKey {
+			m, ok := cur.(map[string]any)
+			if !ok {
+				return nil, false, nil
+			}
+			if cur, ok = m[s.key]; !ok {
+				return nil, false, nil
+			}
+			continue
+		}
+		list, ok := cur.([]any)
+		if !ok || s.index >= len(list) {
+			return nil, false, nil
+		}
+		cur = list[s.index]
+	}
+	return cur, cur != nil, nil
+}
