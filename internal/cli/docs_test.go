@@ -82,25 +82,29 @@ func matchDocOutput(want, got []string) bool {
 	return len(got) > 0 && normalizeDocLine(want[0]) == normalizeDocLine(got[0]) && matchDocOutput(want[1:], got[1:])
 }
 
-// TestPoliciesDoc runs the commands of docs/policies.md from the repository's root and checks
-// they print what the document shows.
-func TestPoliciesDoc(t *testing.T) {
-	examples := docExamples(t, "../../docs/policies.md")
-	t.Chdir("../..")
-	for _, ex := range examples {
-		t.Run(strconv.Itoa(ex.line), func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			code := Run(context.Background(), ex.args, Streams{In: strings.NewReader(""), Out: &stdout, Err: &stderr})
-			if code != ex.exitCode {
-				t.Errorf("docs/policies.md:%d: exit code %d, the document says %d\nstderr: %s", ex.line, code, ex.exitCode, stderr.String())
-			}
-			got := strings.Split(strings.TrimRight(stdout.String(), "\n"), "\n")
-			want := ex.output
-			for len(want) > 0 && want[len(want)-1] == "" {
-				want = want[:len(want)-1]
-			}
-			if !matchDocOutput(want, got) {
-				t.Errorf("docs/policies.md:%d: admit %s prints what the document does not show:\n%s", ex.line, strings.Join(ex.args, " "), stdout.String())
+// TestDocs runs the commands of the pages whose examples are runnable, from the repository's
+// root, and checks they print what the pages show.
+func TestDocs(t *testing.T) {
+	for _, page := range []string{"docs/policies.md", "docs/testing.md"} {
+		t.Run(page, func(t *testing.T) {
+			examples := docExamples(t, "../../"+page)
+			t.Chdir("../..")
+			for _, ex := range examples {
+				t.Run(strconv.Itoa(ex.line), func(t *testing.T) {
+					var stdout, stderr bytes.Buffer
+					code := Run(context.Background(), ex.args, Streams{In: strings.NewReader(""), Out: &stdout, Err: &stderr})
+					if code != ex.exitCode {
+						t.Errorf("%s:%d: exit code %d, the document says %d\nstderr: %s", page, ex.line, code, ex.exitCode, stderr.String())
+					}
+					got := strings.Split(strings.TrimRight(stdout.String(), "\n"), "\n")
+					want := ex.output
+					for len(want) > 0 && want[len(want)-1] == "" {
+						want = want[:len(want)-1]
+					}
+					if !matchDocOutput(want, got) {
+						t.Errorf("%s:%d: admit %s prints what the document does not show:\n%s", page, ex.line, strings.Join(ex.args, " "), stdout.String())
+					}
+				})
 			}
 		})
 	}

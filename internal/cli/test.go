@@ -330,7 +330,7 @@ func (o *testOptions) runSuite(ctx context.Context, streams Streams, file string
 			err = built[0].err
 		}
 		if err != nil {
-			report.Cases[i].Error = fmt.Sprintf("%s:%d: %v", file, c.Line, err)
+			report.Cases[i].Error = err.Error()
 			continue
 		}
 		reviews[i] = built[0]

@@ -322,6 +322,11 @@ func (p *parser) testCase(n *yaml.Node) *Case {
 	}
 	if f["old"] != nil {
 		c.Old, c.OldSource = p.object(f["old"], c.Name, "old")
+		if c.Operation != "" && c.Operation != "UPDATE" {
+			p.errorf(f["old"], "case %q: old is the existing object of an UPDATE, not of a %s", c.Name, c.Operation)
+		}
+	} else if c.Operation == "UPDATE" {
+		p.errorf(n, "case %q: an UPDATE needs the existing object: give old", c.Name)
 	}
 	if f["expect"] == nil {
 		p.errorf(n, "case %q: expect: say what admission must decide (at least allowed: true or false)", c.Name)

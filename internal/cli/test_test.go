@@ -1,0 +1,205 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// runTestCommand runs `admit test` in-process and returns its exit code and output.
+func runTestCommand(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := Run(context.Background(), append([]string{"test"}, args...), Streams{In: strings.NewReader(""), Out: &out, Err: &errOut})
+	return code, out.String(), errOut.String()
+}
+
+// durations in the text output vary from run to run.
+var caseDuration = regexp.MustCompile(`\(\d+(\.\d+)?(µs|ms|s)\)`)
+
+// demoDeployment is the README's object: the built-in webhooks mirror both images and warn.
+const suiteOnBuiltinWebhooks = `apiVersion: admit.dev/v1alpha1
+kind: TestSuite
+name: built-in webhooks
+cases:
+- name: images are mirrored with a warning each
+  object: ../../../examples/builtin/testdata/demo-deployment.yaml
+  expect:
+    allowed: true
+    warnings:
+    - image "nginx:1.27" rewritten to "mirror.local/hub/library/nginx:1.27"
+    - image "quay.io/prometheus/node-exporter:v1.8.0" rewritten to "mirror.local/quay/prometheus/node-exporter:v1.8.0"
+    called: [deployments.apps.image-mirrors.admit.dev]
+    fields:
+      spec.template.spec.containers[0].image: mirror.local/hub/library/nginx:1.27
+- name: a Deployment in kube-system is left alone
+  namespace: kube-system
+  object: {apiVersion: apps/v1, kind: Deployment, metadata: {name: dns}, spec: {selector: {matchLabels: {a: b}}, template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c, image: nginx:1.27}]}}}}
+  expect:
+    allowed: true
+    called: []
+`
+
+// writeSuite writes a test file where relative paths reach the repository's examples.
+func writeTestFile(t *testing.T, name, content string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "a", "b", "c")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The suites name ../../../examples: link the repository's examples there.
+	examples, err := filepath.Abs(filepath.Join("..", "..", "examples"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(examples, filepath.Join(dir, "..", "..", "..", "examples")); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestAdmitTestPasses(t *testing.T) {
+	file := writeTestFile(t, "admit-test.yaml", suiteOnBuiltinWebhooks)
+	code, out, errOut := runTestCommand(t, filepath.Dir(file))
+	if code != ExitOK {
+		t.Fatalf("exit %d, want 0\n%s%s", code, out, errOut)
+	}
+	want := file + ": built-in webhooks\n" +
+		"  ok    images are mirrored with a warning each ()\n" +
+		"  ok    a Deployment in kube-system is left alone ()\n" +
+		"2 cases in 1 file: 2 passed, 0 failed\n"
+	if diff := cmp.Diff(want, caseDuration.ReplaceAllString(out, "()")); diff != "" {
+		t.Errorf("output (-want +got):\n%s", diff)
+	}
+}
+
+func TestAdmitTestFailsAndUpdates(t *testing.T) {
+	wrong := strings.NewReplacer(
+		"allowed: true\n    warnings", "allowed: false\n    warnings",
+		`called: []`, `called: [deployments.apps.image-mirrors.admit.dev]`,
+	).Replace(suiteOnBuiltinWebhooks)
+	file := writeTestFile(t, "admit-test.yaml", wrong)
+	junitFile := filepath.Join(t.TempDir(), "report.xml")
+
+	code, out, _ := runTestCommand(t, file, "--junit", junitFile)
+	if code != ExitRejected {
+		t.Fatalf("exit %d, want 1\n%s", code, out)
+	}
+	for _, want := range []string{
+		"  FAIL  images are mirrored with a warning each",
+		"        admitted, want rejected",
+		"  FAIL  a Deployment in kube-system is left alone",
+		`        called none, want ["deployments.apps.image-mirrors.admit.dev"]`,
+		"2 cases in 1 file: 0 passed, 2 failed",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+	var report struct {
+		Failures int `xml:"failures,attr"`
+		Suites   []struct {
+			Cases []struct {
+				Name    string `xml:"name,attr"`
+				Failure *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	data, err := os.ReadFile(junitFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := xml.Unmarshal(data, &report); err != nil {
+		t.Fatalf("--junit wrote no XML: %v\n%s", err, data)
+	}
+	if report.Failures != 2 || len(report.Suites) != 1 || len(report.Suites[0].Cases) != 2 || report.Suites[0].Cases[0].Failure == nil ||
+		report.Suites[0].Cases[0].Failure.Message != "admitted, want rejected" {
+		t.Errorf("JUnit report: %+v\n%s", report, data)
+	}
+
+	// --update records what happened; the file then passes as it is.
+	if code, out, _ := runTestCommand(t, file, "--update"); code != ExitOK || !strings.Contains(out, "expectations rewritten in "+file) {
+		t.Fatalf("--update: exit %d\n%s", code, out)
+	}
+	updated, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := runTestCommand(t, file); code != ExitOK {
+		t.Fatalf("after --update: exit %d\n%s\nthe file:\n%s", code, out, updated)
+	}
+	if !strings.Contains(string(updated), "apiVersion: admit.dev/v1alpha1\nkind: TestSuite\nname: built-in webhooks\n") {
+		t.Errorf("--update changed more than the expectations:\n%s", updated)
+	}
+}
+
+func TestAdmitTestBadInput(t *testing.T) {
+	tests := []struct {
+		name, file string
+		args       []string
+		want       string
+	}{
+		{name: "an invalid file", file: "apiVersion: admit.dev/v1alpha1\nkind: TestSuite\ncases:\n- name: x\n  object: missing.yaml\n  expect: {allowed: true}\n",
+			want: `admit-test.yaml:5: case "x": object: open `},
+		{name: "a case that cannot be built", file: "apiVersion: admit.dev/v1alpha1\nkind: TestSuite\ncases:\n- name: x\n  object: {apiVersion: v1, kind: Widget, metadata: {name: c}}\n  expect: {allowed: true}\n",
+			want: "ERROR x\n        " + "admit-test.yaml:5:1: no resource for kind \"Widget\""},
+		{name: "an UPDATE without old", file: "apiVersion: admit.dev/v1alpha1\nkind: TestSuite\ncases:\n- name: x\n  operation: UPDATE\n  object: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}\n  expect: {allowed: true}\n",
+			want: `admit-test.yaml:4: case "x": an UPDATE needs the existing object: give old`},
+		{name: "a server that exits", file: "apiVersion: admit.dev/v1alpha1\nkind: TestSuite\nserver: {command: [sh, -c, 'echo no certificate; exit 3'], ready: 'tcp://127.0.0.1:$(PORT)'}\ncases:\n- name: x\n  object: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}\n  expect: {allowed: true}\n",
+			want: "admit-test.yaml:3: the server sh -c echo no certificate; exit 3: exited before it was ready (exit status 3); its output:\n          no certificate"},
+		{name: "an unknown variable", file: "apiVersion: admit.dev/v1alpha1\nkind: TestSuite\nresolve: ['a/b=127.0.0.1:$(PROT)']\ncases:\n- name: x\n  object: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}\n  expect: {allowed: true}\n",
+			want: `resolve: "a/b=127.0.0.1:$(PROT)": unknown variable $(PROT) (known: $(ADMIT), $(PORT), $(SUITE_DIR))`},
+		{name: "a bad --run", args: []string{"--run", "("}, file: suiteOnBuiltinWebhooks, want: "--run: error parsing regexp"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := writeTestFile(t, "admit-test.yaml", tt.file)
+			code, out, errOut := runTestCommand(t, append([]string{file}, tt.args...)...)
+			if code != ExitBadInput {
+				t.Fatalf("exit %d, want 2\n%s%s", code, out, errOut)
+			}
+			if got := strings.ReplaceAll(out+errOut, filepath.Dir(file)+string(filepath.Separator), ""); !strings.Contains(got, tt.want) {
+				t.Errorf("the output lacks %q:\n%s", tt.want, got)
+			}
+		})
+	}
+}
+
+func TestAdmitTestRunFilterAndJSON(t *testing.T) {
+	file := writeTestFile(t, "mine.admit-test.yaml", suiteOnBuiltinWebhooks)
+	code, out, errOut := runTestCommand(t, file, "--run", "kube-system", "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	var report testReport
+	if err := json.Unmarshal([]byte(out), &report); err != nil {
+		t.Fatalf("-o json: %v\n%s", err, out)
+	}
+	if len(report.Suites) != 1 || len(report.Suites[0].Cases) != 1 || report.Suites[0].Cases[0].Name != "a Deployment in kube-system is left alone" ||
+		!report.Suites[0].Cases[0].Passed || report.Passed != 1 || report.Failed != 0 {
+		t.Errorf("report: %s", out)
+	}
+}
+
+// The examples' suites that need no server pass as committed (examples/testing starts admit
+// serve: the e2e suite runs it with the built binary).
+func TestAdmitTestExamples(t *testing.T) {
+	code, out, errOut := runTestCommand(t, filepath.Join("..", "..", "examples", "policies"))
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+}
