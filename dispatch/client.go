@@ -30,12 +30,14 @@ const clientTimeout = 30 * time.Second
 // connections are reused across admissions.
 type clientCache struct {
 	resolver ServiceResolver
-	mu       sync.Mutex
-	clients  map[string]*http.Client
+	// transport, when set, replaces the TLS transports (Options.Transport).
+	transport http.RoundTripper
+	mu        sync.Mutex
+	clients   map[string]*http.Client
 }
 
-func newClientCache(resolver ServiceResolver) *clientCache {
-	return &clientCache{resolver: resolver, clients: map[string]*http.Client{}}
+func newClientCache(resolver ServiceResolver, transport http.RoundTripper) *clientCache {
+	return &clientCache{resolver: resolver, transport: transport, clients: map[string]*http.Client{}}
 }
 
 // client returns the HTTP client and the URL for cc.
@@ -51,6 +53,11 @@ func (c *clientCache) client(cc admissionregistrationv1.WebhookClientConfig) (*h
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if client, ok := c.clients[string(key)]; ok {
+		return client, target, nil
+	}
+	if c.transport != nil {
+		client := &http.Client{Transport: c.transport, Timeout: clientTimeout, CheckRedirect: noRedirects}
+		c.clients[string(key)] = client
 		return client, target, nil
 	}
 	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: serverName}
@@ -97,16 +104,18 @@ func (c *clientCache) client(cc admissionregistrationv1.WebhookClientConfig) (*h
 		tlsConfig.NextProtos = []string{"http/1.1"}
 	}
 	client := &http.Client{
-		Transport: transport,
-		Timeout:   clientTimeout,
-		// Deliberate difference from kube-apiserver, which follows redirects: a webhook must not
-		// be able to send the caller's request elsewhere (CVE-2020-8561). The 3xx answer itself
-		// is returned and becomes a calling error.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		Transport:     transport,
+		Timeout:       clientTimeout,
+		CheckRedirect: noRedirects,
 	}
 	c.clients[string(key)] = client
 	return client, target, nil
 }
+
+// noRedirects is a deliberate difference from kube-apiserver, which follows redirects: a webhook
+// must not be able to send the caller's request elsewhere (CVE-2020-8561). The 3xx answer itself
+// is returned and becomes a calling error.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // webhookURL is the URL a client config points at and the TLS server name to verify.
 func webhookURL(cc admissionregistrationv1.WebhookClientConfig) (*url.URL, string, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync/atomic"
 	"time"
 
@@ -34,6 +35,10 @@ type Options struct {
 	Conditions ConditionCompiler
 	// ServiceResolver maps service references to addresses; default <name>.<namespace>.svc:<port>.
 	ServiceResolver ServiceResolver
+	// Transport, when set, carries every webhook call instead of a TLS connection per client
+	// configuration (no dialing, no certificate check): for tests that serve the webhooks in
+	// process (webhook/webhooktest). The calls, their timeouts and answers are otherwise the same.
+	Transport http.RoundTripper
 	// Codec decodes and defaults objects as kube-apiserver does: the request's objects before
 	// admission and every object a mutating webhook patched. Without it objects stay the JSON
 	// given and patched (a patched built-in object is only checked to decode into its Go type).
@@ -108,7 +113,7 @@ func New(opts Options) (*Dispatcher, error) {
 		mutating: m, validating: v,
 		namespaces: opts.Namespaces, resources: opts.Resources, converter: opts.Converter, codec: opts.Codec,
 		pluginsAfter: opts.PluginsAfterWebhooks, preparer: opts.Preparer,
-		clients: newClientCache(opts.ServiceResolver), metrics: opts.Metrics, logger: opts.Logger,
+		clients: newClientCache(opts.ServiceResolver, opts.Transport), metrics: opts.Metrics, logger: opts.Logger,
 		newUID: opts.NewUID, now: opts.Now,
 	}
 	for _, p := range opts.Plugins {

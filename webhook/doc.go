@@ -29,4 +29,10 @@
 // Defaulting computes its patch with patch.Lossless: the changes user code made to the typed object
 // are applied to the raw object the apiserver sent, so fields unknown to the Go type are never
 // removed and zero-valued structs never appear.
+//
+// # Testing
+//
+// Package webhook/webhooktest builds requests from objects and runs a Handler, or a whole
+// Registry as kube-apiserver calls it, in process: unit tests assert on the patched object,
+// warnings and status without a server or certificates.
 package webhook

@@ -13,6 +13,7 @@ func libraryPackages() []string {
 	return []string{
 		"github.com/admitkit/admit/webhook",
 		"github.com/admitkit/admit/webhook/conversion",
+		"github.com/admitkit/admit/webhook/webhooktest",
 		"github.com/admitkit/admit/patch",
 		"github.com/admitkit/admit/certs",
 		"github.com/admitkit/admit/extension",

@@ -1,0 +1,96 @@
+package webhooktest
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/dispatch/matchconditions"
+	"github.com/admitkit/admit/resources"
+	"github.com/admitkit/admit/webhook"
+)
+
+// AdmitOptions shape Admit.
+type AdmitOptions struct {
+	// Config is what the Registry's configurations say (name, exempt namespaces, runlevel); its
+	// client configuration is replaced: the calls go to the Registry in process.
+	Config webhook.ConfigOptions
+	// Namespaces answers the webhooks' namespaceSelectors; default: every namespace exists with
+	// only its kubernetes.io/metadata.name label.
+	Namespaces dispatch.NamespaceSource
+}
+
+// Admit runs req through every webhook of reg as kube-apiserver would call them from the
+// configurations reg describes (webhook.Registry.Configurations): rules, selectors, matchPolicy,
+// failurePolicy, the mutating webhooks in order with reinvocation, then the validating ones. The
+// calls reach reg in process, over HTTP without TLS. The result has the admitted object, the
+// warnings, the status of a rejection and each webhook's outcome.
+func Admit(t T, reg *webhook.Registry, req *webhook.Request, opts AdmitOptions) *dispatch.Result {
+	t.Helper()
+	config := opts.Config
+	if config.Name == "" {
+		config.Name = "webhooktest"
+	}
+	config.ClientConfig = webhook.ClientConfig{URL: "https://webhooktest.invalid"}
+	mutating, validating, err := reg.Configurations(config)
+	if err != nil {
+		t.Fatalf("webhooktest: the registry's configurations: %v", err)
+	}
+	mapper, err := resources.Builtin()
+	if err != nil {
+		t.Fatalf("webhooktest: %v", err)
+	}
+	d, err := dispatch.New(dispatch.Options{
+		Mutating: nonNil(mutating), Validating: nonNil(validating), Namespaces: opts.Namespaces,
+		Resources: mapper, Conditions: matchconditions.Compiler(nil), Transport: inProcess{reg},
+	})
+	if err != nil {
+		t.Fatalf("webhooktest: the registry's configurations do not load: %v", err)
+	}
+	res, err := d.Admit(context.Background(), dispatchRequest(req))
+	if err != nil {
+		t.Fatalf("webhooktest: admitting %s %s: %v", req.Operation, req.Name, err)
+	}
+	return res
+}
+
+func nonNil[T any](c *T) []*T {
+	if c == nil {
+		return nil
+	}
+	return []*T{c}
+}
+
+// dispatchRequest is the API request a webhook request describes.
+func dispatchRequest(req *webhook.Request) *dispatch.Request {
+	kind := req.Kind
+	if req.RequestKind != nil {
+		kind = *req.RequestKind
+	}
+	resource := req.Resource
+	if req.RequestResource != nil {
+		resource = *req.RequestResource
+	}
+	return &dispatch.Request{
+		Kind:        schema.GroupVersionKind{Group: kind.Group, Version: kind.Version, Kind: kind.Kind},
+		Resource:    schema.GroupVersionResource{Group: resource.Group, Version: resource.Version, Resource: resource.Resource},
+		SubResource: req.SubResource, Name: req.Name, Namespace: req.Namespace, Operation: req.Operation,
+		DryRun: req.DryRun != nil && *req.DryRun, UserInfo: req.UserInfo, Object: req.Object.Raw, OldObject: req.OldObject.Raw,
+	}
+}
+
+// inProcess carries the dispatcher's calls to a handler without a network.
+type inProcess struct{ h http.Handler }
+
+func (p inProcess) RoundTrip(req *http.Request) (*http.Response, error) {
+	rec := httptest.NewRecorder()
+	p.h.ServeHTTP(rec, req)
+	resp := rec.Result()
+	resp.Request = req
+	return resp, nil
+}
+
+var _ http.RoundTripper = inProcess{}

@@ -1,0 +1,16 @@
+// Package webhooktest tests admission webhooks written with package webhook, in process and
+// without TLS.
+//
+// Build a request from objects as kube-apiserver would send it — Create, Update, Delete, with
+// the user, namespace, dry run and subresource as options — then either:
+//
+//   - Run one Handler through the same HTTP handling admit serve uses (AdmissionReview encoding,
+//     body limits, panics, the answer's checks), and read the Result: allowed, the status of a
+//     denial or failure, warnings, audit annotations, the patch and the object after it; or
+//   - Admit a request through a whole Registry as kube-apiserver calls it: the configurations the
+//     Registry describes, their rules and selectors, failure policies, mutating webhooks in order
+//     with reinvocation, then the validating ones, with kube-apiserver's error messages.
+//
+// Errors building a request or calling a handler fail the test (t.Fatal): the helpers return
+// only what a test asserts on.
+package webhooktest
