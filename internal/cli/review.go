@@ -243,11 +243,11 @@ func (e *reviewEngine) close() {
 // newEngine loads the webhook configurations and policies (or starts the built-in webhooks) and
 // builds the dispatcher for reviews. caBundle, when not empty, is given to every webhook that
 // has none (admit test's generated CA). Its errors are ready to return.
-func (o *reviewOptions) newEngine(ctx context.Context, streams Streams, env *reviewEnv, reviews []*reviewed, caBundle []byte) (engine *reviewEngine, err error) {
-	engine = &reviewEngine{}
+func (o *reviewOptions) newEngine(ctx context.Context, streams Streams, env *reviewEnv, reviews []*reviewed, caBundle []byte) (_ *reviewEngine, err error) {
+	engine := &reviewEngine{}
 	defer func() {
 		if err != nil {
-			engine.close()
+			engine.close() // what was started before the error
 		}
 	}()
 	state := env.state
