@@ -163,7 +163,7 @@ func ExampleRegistry() {
 	//     - deployments
 	//     scope: '*'
 	//   sideEffects: None
-	//   timeoutSeconds: 10
+	//   timeoutSeconds: 5
 }
 
 // A Server serves a Registry over TLS until its context ends, then drains.

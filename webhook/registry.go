@@ -7,14 +7,17 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
-	"sigs.k8s.io/yaml"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
 )
 
 // Type is the kind of admission webhook.
@@ -46,9 +49,14 @@ type Webhook struct {
 	Handler Handler
 	// FailurePolicy declared in the configuration; default Fail.
 	FailurePolicy admissionregistrationv1.FailurePolicyType
-	// TimeoutSeconds declared in the configuration; default 10.
+	// TimeoutSeconds declared in the configuration, 1 to 30; default DefaultTimeoutSeconds.
 	TimeoutSeconds int32
 }
+
+// DefaultTimeoutSeconds is the timeout of a webhook that sets none: shorter than
+// kube-apiserver's 10 s default, which admit lint flags on the paths every write takes; a webhook
+// that needs longer says so.
+const DefaultTimeoutSeconds = 5
 
 // Path returns the path generated for a webhook of type t on gvk:
 // "/mutate-<group>-<version>-<kind>" or "/validate-<group>-<version>-<kind>", the group's dots
@@ -72,31 +80,22 @@ type Registry struct {
 	mux      *http.ServeMux
 	webhooks []Webhook
 	paths    map[string]string // path -> webhook name
+	names    map[string]bool   // type/name of the registered webhooks
 }
 
 // NewRegistry returns an empty registry whose webhooks are served with opts.
 func NewRegistry(opts HTTPOptions) *Registry {
-	return &Registry{opts: opts, mux: http.NewServeMux(), paths: map[string]string{}}
+	return &Registry{opts: opts, mux: http.NewServeMux(), paths: map[string]string{}, names: map[string]bool{}}
 }
 
-// Register adds w. It returns an error when a required field is missing or the path is taken.
+// Register adds w. It refuses what kube-apiserver would refuse in the configuration it describes
+// (a name that is not a domain of three segments, a name used twice in a configuration, a
+// timeout outside 1–30 s, an unknown failure policy, scope or operation), and what would
+// misbehave once served: a resource that is not the kind's plural in lower case, a typed handler
+// (Defaulting, Validating) whose Go type is another kind or version than Kind, a Defaulting
+// handler in a validating webhook, a nil Defaulter or Validator.
 func (r *Registry) Register(w Webhook) error {
-	var problems []string
-	if w.Name == "" {
-		problems = append(problems, "name is required")
-	}
-	if w.Type != TypeMutating && w.Type != TypeValidating {
-		problems = append(problems, fmt.Sprintf("type %q must be %q or %q", w.Type, TypeMutating, TypeValidating))
-	}
-	if w.Kind.Kind == "" || w.Kind.Version == "" {
-		problems = append(problems, "kind needs a version and a kind")
-	}
-	if w.Resource == "" {
-		problems = append(problems, "resource is required")
-	}
-	if w.Handler == nil {
-		problems = append(problems, "handler is required")
-	}
+	problems := r.check(w)
 	if len(problems) > 0 {
 		return fmt.Errorf("registering webhook %q: %s", w.Name, strings.Join(problems, "; "))
 	}
@@ -113,9 +112,112 @@ func (r *Registry) Register(w Webhook) error {
 		w.Operations = []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}
 	}
 	r.paths[w.Path] = w.Name
+	r.names[string(w.Type)+"/"+w.Name] = true
 	r.webhooks = append(r.webhooks, w)
 	r.mux.Handle(w.Path, NewHTTPHandler(w.Path, kindGuard(w.Kind, w.Handler), r.opts))
 	return nil
+}
+
+// check returns every problem of w, each a sentence.
+func (r *Registry) check(w Webhook) []string {
+	var problems []string
+	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	switch {
+	case w.Name == "":
+		add("name is required")
+	case len(w.Name) > 253 || !webhookName.MatchString(w.Name) || strings.Count(w.Name, ".") < 2:
+		add("name %q: kube-apiserver wants a lower-case domain name with at least three segments, such as pod-defaults.example.com", w.Name)
+	case r.names[string(w.Type)+"/"+w.Name]:
+		add("name %q: a %s webhook of that name is already registered (names are unique in a configuration)", w.Name, w.Type)
+	}
+	if w.Type != TypeMutating && w.Type != TypeValidating {
+		add("type %q must be TypeMutating (%q) or TypeValidating (%q)", w.Type, TypeMutating, TypeValidating)
+	}
+	if w.Kind.Kind == "" || w.Kind.Version == "" {
+		add("kind needs a version and a kind")
+	}
+	switch plural, _ := meta.UnsafeGuessKindToResource(w.Kind); {
+	case w.Resource == "" && w.Kind.Kind != "":
+		add("resource is required (for kind %s, probably %q)", w.Kind.Kind, plural.Resource)
+	case w.Resource == "":
+		add("resource is required")
+	case w.Resource != strings.ToLower(w.Resource):
+		add("resource %q: resources are lower case (%q)", w.Resource, strings.ToLower(w.Resource))
+	case w.Kind.Kind != "" && w.Resource == strings.ToLower(w.Kind.Kind) && plural.Resource != w.Resource:
+		add("resource %q is the kind's singular: rules match the plural, %q", w.Resource, plural.Resource)
+	}
+	switch w.Scope {
+	case "", admissionregistrationv1.NamespacedScope, admissionregistrationv1.ClusterScope, admissionregistrationv1.AllScopes:
+	default:
+		add("scope %q must be Namespaced, Cluster or *", w.Scope)
+	}
+	for _, op := range w.Operations {
+		switch op {
+		case admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete, admissionregistrationv1.Connect, admissionregistrationv1.OperationAll:
+		default:
+			add("operation %q must be CREATE, UPDATE, DELETE, CONNECT or *", op)
+		}
+	}
+	switch w.FailurePolicy {
+	case "", admissionregistrationv1.Fail, admissionregistrationv1.Ignore:
+	default:
+		add("failurePolicy %q must be Fail or Ignore", w.FailurePolicy)
+	}
+	if w.TimeoutSeconds < 0 || w.TimeoutSeconds > 30 {
+		add("timeoutSeconds %d must be between 1 and 30 (0 for the default, %d)", w.TimeoutSeconds, DefaultTimeoutSeconds)
+	}
+	if w.Handler == nil {
+		add("handler is required")
+	} else if typed, ok := w.Handler.(typedHandler); ok {
+		problems = append(problems, checkTyped(typed.info, w)...)
+	}
+	return problems
+}
+
+// webhookName is a DNS subdomain in lower case, as kube-apiserver checks webhook names.
+var webhookName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+
+// apiVersionPattern matches the last element of an API types package: v1, v1beta1, v2alpha3.
+var apiVersionPattern = regexp.MustCompile(`^v\d+((alpha|beta)\d+)?$`)
+
+// checkTyped checks a typed adapter against the webhook it is registered in: the Go type it
+// decodes into must be the webhook's kind (by type name, and by package version and, for
+// Kubernetes' own types, API group), and only a mutating webhook may patch.
+func checkTyped(info typedInfo, w Webhook) []string {
+	var problems []string
+	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	if info.missing {
+		add("the %s handler's %s is nil", info.adapter, map[bool]string{true: "Defaulter", false: "Validator"}[info.mutates])
+	}
+	if info.mutates && w.Type == TypeValidating {
+		add("a Defaulting handler changes objects: register it as TypeMutating (a validating webhook's patch is refused)")
+	}
+	t := info.objectType
+	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct || t.Elem() == reflect.TypeFor[unstructured.Unstructured]() || w.Kind.Kind == "" {
+		return problems // unstructured objects are whatever the webhook says
+	}
+	elem := t.Elem()
+	if elem.Name() != w.Kind.Kind {
+		add("%s[%s] decodes %s objects, but the webhook is registered for kind %s", info.adapter, t, elem.Name(), w.Kind.Kind)
+		return problems
+	}
+	dirs := strings.Split(elem.PkgPath(), "/")
+	if len(dirs) < 2 || !apiVersionPattern.MatchString(dirs[len(dirs)-1]) {
+		return problems
+	}
+	if version := dirs[len(dirs)-1]; version != w.Kind.Version {
+		add("%s[%s] decodes %s objects of version %s, but the webhook is registered for %s", info.adapter, t, elem.Name(), version, w.Kind.GroupVersion())
+	}
+	if strings.HasPrefix(elem.PkgPath(), "k8s.io/api/") {
+		group := strings.Split(w.Kind.Group, ".")[0]
+		if group == "" {
+			group = "core"
+		}
+		if dir := dirs[len(dirs)-2]; dir != group {
+			add("%s[%s] decodes %s objects of Kubernetes' %s API group, but the webhook is registered for group %q", info.adapter, t, elem.Name(), dir, w.Kind.Group)
+		}
+	}
+	return problems
 }
 
 // Webhooks returns the registered webhooks, with defaults filled in, in registration order.
@@ -243,7 +345,7 @@ func commonWebhook(w Webhook, opts ConfigOptions) admissionregistrationv1.Valida
 	}
 	timeout := w.TimeoutSeconds
 	if timeout == 0 {
-		timeout = 10
+		timeout = DefaultTimeoutSeconds
 	}
 	equivalent := admissionregistrationv1.Equivalent
 	none := admissionregistrationv1.SideEffectClassNone

@@ -9,8 +9,13 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 )
@@ -40,6 +45,49 @@ func TestPath(t *testing.T) {
 
 var allowHandler = HandlerFunc(func(context.Context, *Request) Response { return Allowed() })
 
+type nopDefaulter struct{}
+
+func (nopDefaulter) Default(context.Context, *Request, *corev1.Pod) ([]string, error) {
+	return nil, nil
+}
+
+type nopValidator[T runtime.Object] struct{}
+
+func (nopValidator[T]) ValidateCreate(context.Context, *Request, T) ([]string, error) {
+	return nil, nil
+}
+func (nopValidator[T]) ValidateUpdate(context.Context, *Request, T, T) ([]string, error) {
+	return nil, nil
+}
+func (nopValidator[T]) ValidateDelete(context.Context, *Request, T) ([]string, error) {
+	return nil, nil
+}
+
+// A typed handler whose Go type matches the webhook, and an unstructured one, are accepted.
+func TestRegistryAcceptsMatchingTypedHandlers(t *testing.T) {
+	r := NewRegistry(HTTPOptions{})
+	widget := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}
+	for _, w := range []Webhook{
+		{Name: "pods.example.com", Type: TypeMutating, Kind: podGVK, Resource: "pods", Handler: Defaulting[*corev1.Pod](nopDefaulter{})},
+		{Name: "deployments.example.com", Type: TypeValidating, Kind: deploymentGVK, Resource: "deployments", Handler: Validating[*appsv1.Deployment](nopValidator[*appsv1.Deployment]{})},
+		{Name: "widgets.example.com", Type: TypeValidating, Kind: widget, Resource: "widgets", Handler: Validating[*unstructured.Unstructured](nopValidator[*unstructured.Unstructured]{})},
+		{Name: "pods.example.com", Type: TypeValidating, Kind: podGVK, Resource: "pods", Handler: Validating[*corev1.Pod](nopValidator[*corev1.Pod]{})},
+	} {
+		if err := r.Register(w); err != nil {
+			t.Errorf("Register(%s %s): %v", w.Type, w.Name, err)
+		}
+	}
+}
+
+// A nil Defaulter that reaches a request (a handler used without a Registry) fails the request
+// for the failure policy to decide, instead of panicking.
+func TestNilDefaulterFailsTheRequest(t *testing.T) {
+	resp := Defaulting[*corev1.Pod](nil).Admit(context.Background(), &Request{AdmissionRequest: admissionv1.AdmissionRequest{Kind: metav1.GroupVersionKind{Version: "v1", Kind: "Pod"}, Operation: admissionv1.Create}})
+	if resp.Outcome != OutcomeErrored || resp.Status == nil || !strings.Contains(resp.Status.Message, "has no Defaulter") {
+		t.Errorf("response %+v", resp)
+	}
+}
+
 func TestRegistryRefusesBadRegistrations(t *testing.T) {
 	r := NewRegistry(HTTPOptions{})
 	ok := Webhook{Name: "pods.example.com", Type: TypeMutating, Kind: podGVK, Resource: "pods", Handler: allowHandler}
@@ -57,7 +105,34 @@ func TestRegistryRefusesBadRegistrations(t *testing.T) {
 			`path /mutate-core-v1-pod is already served`},
 		{"relative path", Webhook{Name: "x.example.com", Type: TypeValidating, Kind: podGVK, Resource: "pods", Path: "pods", Handler: allowHandler},
 			`path "pods" must start with /`},
-		{"everything missing", Webhook{}, `registering webhook "": name is required; type "" must be "mutating" or "validating"; kind needs a version and a kind; resource is required; handler is required`},
+		{"everything missing", Webhook{}, `registering webhook "": name is required; type "" must be TypeMutating ("mutating") or TypeValidating ("validating"); kind needs a version and a kind; resource is required; handler is required`},
+		{"a name used twice in a configuration", Webhook{Name: "pods.example.com", Type: TypeMutating, Kind: podGVK, Resource: "pods", Path: "/other", Handler: allowHandler},
+			`name "pods.example.com": a mutating webhook of that name is already registered (names are unique in a configuration)`},
+		{"a one-segment name", Webhook{Name: "dup", Type: TypeValidating, Kind: podGVK, Resource: "pods", Handler: allowHandler},
+			`name "dup": kube-apiserver wants a lower-case domain name with at least three segments`},
+		{"an upper-case name", Webhook{Name: "Pods.Example.com", Type: TypeValidating, Kind: podGVK, Resource: "pods", Handler: allowHandler},
+			`name "Pods.Example.com": kube-apiserver wants a lower-case domain name`},
+		{"a type spelled its own way", Webhook{Name: "x.example.com", Type: "Mutating", Kind: podGVK, Resource: "pods", Handler: allowHandler},
+			`type "Mutating" must be TypeMutating ("mutating") or TypeValidating ("validating")`},
+		{"a singular resource", Webhook{Name: "x.example.com", Type: TypeValidating, Kind: ingressGVK, Resource: "ingress", Handler: allowHandler},
+			`resource "ingress" is the kind's singular: rules match the plural, "ingresses"`},
+		{"an upper-case resource", Webhook{Name: "x.example.com", Type: TypeValidating, Kind: podGVK, Resource: "Pods", Handler: allowHandler},
+			`resource "Pods": resources are lower case ("pods")`},
+		{"values kube-apiserver refuses", Webhook{Name: "x.example.com", Type: TypeValidating, Kind: podGVK, Resource: "pods", Handler: allowHandler,
+			Scope: "Namespace", Operations: []admissionregistrationv1.OperationType{"PATCH"}, FailurePolicy: "Retry", TimeoutSeconds: 60},
+			`scope "Namespace" must be Namespaced, Cluster or *; operation "PATCH" must be CREATE, UPDATE, DELETE, CONNECT or *; failurePolicy "Retry" must be Fail or Ignore; timeoutSeconds 60 must be between 1 and 30 (0 for the default, 5)`},
+		{"a typed handler for another kind", Webhook{Name: "x.example.com", Type: TypeMutating, Kind: deploymentGVK, Resource: "deployments", Handler: Defaulting[*corev1.Pod](nopDefaulter{})},
+			`Defaulting[*v1.Pod] decodes Pod objects, but the webhook is registered for kind Deployment`},
+		{"a typed handler for another version", Webhook{Name: "x.example.com", Type: TypeValidating, Kind: schema.GroupVersionKind{Group: "apps", Version: "v1beta2", Kind: "Deployment"}, Resource: "deployments", Handler: Validating[*appsv1.Deployment](nopValidator[*appsv1.Deployment]{})},
+			`Validating[*v1.Deployment] decodes Deployment objects of version v1, but the webhook is registered for apps/v1beta2`},
+		{"a typed handler for another group", Webhook{Name: "x.example.com", Type: TypeValidating, Kind: schema.GroupVersionKind{Group: "extensions", Version: "v1", Kind: "Deployment"}, Resource: "deployments", Handler: Validating[*appsv1.Deployment](nopValidator[*appsv1.Deployment]{})},
+			`Validating[*v1.Deployment] decodes Deployment objects of Kubernetes' apps API group, but the webhook is registered for group "extensions"`},
+		{"a Defaulting handler as a validating webhook", Webhook{Name: "x.example.com", Type: TypeValidating, Kind: podGVK, Resource: "pods", Handler: Defaulting[*corev1.Pod](nopDefaulter{})},
+			`a Defaulting handler changes objects: register it as TypeMutating`},
+		{"a nil Defaulter", Webhook{Name: "x.example.com", Type: TypeMutating, Kind: podGVK, Resource: "pods", Path: "/nil", Handler: Defaulting[*corev1.Pod](nil)},
+			`the Defaulting handler's Defaulter is nil`},
+		{"a nil Validator", Webhook{Name: "x.example.com", Type: TypeValidating, Kind: podGVK, Resource: "pods", Handler: Validating[*corev1.Pod]((*nopValidator[*corev1.Pod])(nil))},
+			`the Validating handler's Validator is nil`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -173,7 +248,7 @@ webhooks:
     - pods
     scope: Namespaced
   sideEffects: None
-  timeoutSeconds: 10
+  timeoutSeconds: 5
 `
 		if diff := cmp.Diff(want, string(got)); diff != "" {
 			t.Fatalf("mutating configuration (-want +got):\n%s", diff)

@@ -55,7 +55,11 @@ type ConnectValidator interface {
 // fields unknown to T are kept. Nothing changed means allowed with no patch.
 func Defaulting[T runtime.Object](d Defaulter[T]) Handler {
 	newObject := objectFactory[T]()
-	return HandlerFunc(func(ctx context.Context, req *Request) Response {
+	info := typedInfo{objectType: reflect.TypeFor[T](), adapter: "Defaulting", mutates: true, missing: isNilValue(d)}
+	return typedHandler{info: info, admit: func(ctx context.Context, req *Request) Response {
+		if info.missing {
+			return Errored(fmt.Errorf("the Defaulting handler for %s has no Defaulter", req.Kind.Kind))
+		}
 		if req.Operation != admissionv1.Create && req.Operation != admissionv1.Update {
 			return Allowed()
 		}
@@ -83,7 +87,7 @@ func Defaulting[T runtime.Object](d Defaulter[T]) Handler {
 			return Errored(fmt.Errorf("computing the patch for %s: %w", req.Kind.Kind, err))
 		}
 		return Patched(p).WithWarnings(warnings...)
-	})
+	}}
 }
 
 // Validating returns a Handler that decodes the object(s) into T and calls the Validator method
@@ -91,7 +95,11 @@ func Defaulting[T runtime.Object](d Defaulter[T]) Handler {
 // the options on CONNECT (only if v is a ConnectValidator).
 func Validating[T runtime.Object](v Validator[T]) Handler {
 	newObject := objectFactory[T]()
-	return HandlerFunc(func(ctx context.Context, req *Request) Response {
+	info := typedInfo{objectType: reflect.TypeFor[T](), adapter: "Validating", missing: isNilValue(v)}
+	return typedHandler{info: info, admit: func(ctx context.Context, req *Request) Response {
+		if info.missing {
+			return Errored(fmt.Errorf("the Validating handler for %s has no Validator", req.Kind.Kind))
+		}
 		var (
 			warnings []string
 			err      error
@@ -137,7 +145,41 @@ func Validating[T runtime.Object](v Validator[T]) Handler {
 			return badRequest(fmt.Sprintf("unsupported operation %q", req.Operation))
 		}
 		return StatusFromError(err, groupKind(req), objectName(req, subject)).WithWarnings(warnings...)
-	})
+	}}
+}
+
+// typedInfo is what a typed adapter knows of itself, for Registry.Register to check the webhook
+// it is registered in.
+type typedInfo struct {
+	// objectType is T.
+	objectType reflect.Type
+	// adapter is "Defaulting" or "Validating".
+	adapter string
+	// mutates is true for Defaulting: its patches need a mutating webhook.
+	mutates bool
+	// missing is true when the Defaulter or Validator is nil.
+	missing bool
+}
+
+// typedHandler is the Handler a typed adapter returns.
+type typedHandler struct {
+	info  typedInfo
+	admit func(ctx context.Context, req *Request) Response
+}
+
+func (h typedHandler) Admit(ctx context.Context, req *Request) Response { return h.admit(ctx, req) }
+
+// isNilValue reports whether v is nil or holds a nil pointer, map, func or channel: a Defaulter
+// or Validator that would panic on its first call.
+func isNilValue(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Func, reflect.Chan, reflect.Interface, reflect.Slice:
+		return rv.IsNil()
+	}
+	return false
 }
 
 // objectFactory returns a function allocating a new T. T is normally a pointer to a struct; an
