@@ -262,6 +262,13 @@ type ConfigOptions struct {
 	// ExemptNamespaces are never sent to the webhooks, in addition to kube-system and the server's
 	// own namespace (ClientConfig.Namespace): a webhook must not intercept what it depends on.
 	ExemptNamespaces []string
+	// ServeOwnNamespace sends the webhooks objects of the server's own namespace too, which is
+	// exempt by default: an operator installed in one namespace whose custom resources live
+	// beside it (OLM's OwnNamespace mode) needs it. The trade-off: while the server is down, a
+	// fail-closed webhook then blocks the writes it intercepts in that namespace, the server's
+	// own recovery included if it intercepts Pods or Deployments there. Register such webhooks
+	// for the operator's own kinds only, or with failurePolicy Ignore.
+	ServeOwnNamespace bool
 	// Runlevel is the server's bootstrap level (default 2: a namespace hosting webhook servers).
 	// Namespaces labelled RunlevelLabel with this level or a lower one (control plane, add-ons the
 	// server needs, other webhook servers) are exempt, so the webhooks never block what brings
@@ -350,7 +357,7 @@ func commonWebhook(w Webhook, opts ConfigOptions) admissionregistrationv1.Valida
 	equivalent := admissionregistrationv1.Equivalent
 	none := admissionregistrationv1.SideEffectClassNone
 	exempt := map[string]bool{"kube-system": true}
-	if opts.Namespace != "" {
+	if opts.Namespace != "" && !opts.ServeOwnNamespace {
 		exempt[opts.Namespace] = true
 	}
 	for _, ns := range opts.ExemptNamespaces {

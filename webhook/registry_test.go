@@ -272,6 +272,24 @@ webhooks:
 		}
 	})
 
+	t.Run("serving the own namespace", func(t *testing.T) {
+		for _, tt := range []struct {
+			serveOwn bool
+			want     []string
+		}{
+			{serveOwn: false, want: []string{"admit-system", "kube-system"}},
+			{serveOwn: true, want: []string{"kube-system"}},
+		} {
+			_, v, err := r.Configurations(ConfigOptions{Name: "admit", ClientConfig: ClientConfig{Service: "admit", Namespace: "admit-system"}, ServeOwnNamespace: tt.serveOwn})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := v.Webhooks[0].NamespaceSelector.MatchExpressions[0].Values; !cmp.Equal(got, tt.want) {
+				t.Errorf("ServeOwnNamespace %v: exempt namespaces %v, want %v", tt.serveOwn, got, tt.want)
+			}
+		}
+	})
+
 	t.Run("bad options", func(t *testing.T) {
 		for _, opts := range []ConfigOptions{
 			{ClientConfig: ClientConfig{URL: "https://x"}},
