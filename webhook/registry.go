@@ -81,6 +81,8 @@ type Registry struct {
 	webhooks []Webhook
 	paths    map[string]string // path -> webhook name
 	names    map[string]bool   // type/name of the registered webhooks
+	// conversions are the CRD conversion webhooks, served on the same mux.
+	conversions []Conversion
 }
 
 // NewRegistry returns an empty registry whose webhooks are served with opts.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -38,10 +39,11 @@ func NewHub[H any](kind string) *Hub[H] {
 
 // AddVersion registers apiVersion (e.g. "example.com/v1") whose Go type is V, with the functions
 // converting V to and from the hub. V must be a struct whose JSON form is the object, with
-// apiVersion, kind and metadata fields (embed metav1.TypeMeta and metav1.ObjectMeta).
+// apiVersion, kind and metadata fields (embed metav1.TypeMeta and metav1.ObjectMeta); H a struct
+// too. A version whose Go type is the hub itself is registered with AddHubVersion.
 func AddVersion[H, V any](hub *Hub[H], apiVersion string, toHub func(*V, *H) error, fromHub func(*H, *V) error) error {
-	if _, dup := hub.versions[apiVersion]; dup {
-		return fmt.Errorf("conversion for %s: version %s registered twice", hub.kind, apiVersion)
+	if err := checkVersion[H, V](hub, apiVersion); err != nil {
+		return err
 	}
 	if toHub == nil || fromHub == nil {
 		return fmt.Errorf("conversion for %s %s: both toHub and fromHub are required", hub.kind, apiVersion)
@@ -67,6 +69,66 @@ func AddVersion[H, V any](hub *Hub[H], apiVersion string, toHub func(*V, *H) err
 		},
 	}
 	return nil
+}
+
+// AddHubVersion registers apiVersion as served by the hub type itself (the usual layout: the
+// newest version is the hub): objects of that version are the hub, with nothing to convert.
+func AddHubVersion[H any](hub *Hub[H], apiVersion string) error {
+	identity := func(from, to *H) error { *to = *from; return nil }
+	return AddVersion[H, H](hub, apiVersion, identity, identity)
+}
+
+// checkVersion refuses what would fail on the first review: a version registered twice, an
+// apiVersion without a group (a custom resource always has one), and Go types that are not
+// objects (V without apiVersion, kind and metadata; H or V not a struct).
+func checkVersion[H, V any](hub *Hub[H], apiVersion string) error {
+	var problems []string
+	if _, dup := hub.versions[apiVersion]; dup {
+		problems = append(problems, fmt.Sprintf("version %s registered twice", apiVersion))
+	}
+	group, version, ok := strings.Cut(apiVersion, "/")
+	if !ok || group == "" || !strings.Contains(group, ".") || version == "" || strings.Contains(version, "/") {
+		problems = append(problems, fmt.Sprintf("apiVersion %q: want GROUP/VERSION with the CRD's group, e.g. example.com/v1", apiVersion))
+	}
+	if t := reflect.TypeFor[H](); t.Kind() != reflect.Struct {
+		problems = append(problems, fmt.Sprintf("the hub type %s is not a struct (use the type, not a pointer to it)", t))
+	}
+	v := reflect.TypeFor[V]()
+	if v.Kind() != reflect.Struct {
+		problems = append(problems, fmt.Sprintf("the type %s of %s is not a struct (use the type, not a pointer to it)", v, apiVersion))
+	} else if missing := missingObjectFields(v); len(missing) > 0 {
+		problems = append(problems, fmt.Sprintf("the type %s of %s has no %s: embed metav1.TypeMeta and metav1.ObjectMeta", v, apiVersion, strings.Join(missing, ", ")))
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("conversion for %s: %s", hub.kind, strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// missingObjectFields lists which of apiVersion, kind and metadata t's JSON form lacks.
+func missingObjectFields(t reflect.Type) []string {
+	have := map[string]bool{}
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+			switch {
+			case f.Anonymous && f.Type.Kind() == reflect.Struct && (name == "" || strings.Contains(opts, "inline")):
+				walk(f.Type)
+			case name != "" && name != "-":
+				have[name] = true
+			}
+		}
+	}
+	walk(t)
+	var missing []string
+	for _, want := range []string{"apiVersion", "kind", "metadata"} {
+		if !have[want] {
+			missing = append(missing, want)
+		}
+	}
+	return missing
 }
 
 // Versions lists the registered apiVersions, sorted.

@@ -53,12 +53,56 @@ func widgetHub(t *testing.T) *Hub[WidgetV2] {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := AddVersion(hub, "example.com/v2",
-		func(v *WidgetV2, h *WidgetV2) error { *h = *v; return nil },
-		func(h *WidgetV2, v *WidgetV2) error { *v = *h; return nil }); err != nil {
+	if err := AddHubVersion(hub, "example.com/v2"); err != nil {
 		t.Fatal(err)
 	}
 	return hub
+}
+
+// noTypeMeta decodes as an object but would lose apiVersion and kind.
+type noTypeMeta struct {
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              struct{} `json:"spec"`
+}
+
+// AddVersion refuses what would fail on the first review, every problem at once.
+func TestAddVersionRefusesWhatCannotConvert(t *testing.T) {
+	identity := func(*WidgetV1, *WidgetV2) error { return nil }
+	back := func(*WidgetV2, *WidgetV1) error { return nil }
+	tests := []struct {
+		name string
+		add  func(hub *Hub[WidgetV2]) error
+		want string
+	}{
+		{"twice", func(hub *Hub[WidgetV2]) error {
+			_ = AddVersion(hub, "example.com/v1", identity, back)
+			return AddVersion(hub, "example.com/v1", identity, back)
+		}, "conversion for Widget: version example.com/v1 registered twice"},
+		{"no group", func(hub *Hub[WidgetV2]) error { return AddVersion(hub, "v1", identity, back) },
+			`apiVersion "v1": want GROUP/VERSION with the CRD's group, e.g. example.com/v1`},
+		{"a one-word group", func(hub *Hub[WidgetV2]) error { return AddHubVersion(hub, "example/v2") },
+			`apiVersion "example/v2": want GROUP/VERSION`},
+		{"no TypeMeta", func(hub *Hub[WidgetV2]) error {
+			return AddVersion(hub, "example.com/v1", func(*noTypeMeta, *WidgetV2) error { return nil }, func(*WidgetV2, *noTypeMeta) error { return nil })
+		}, "the type conversion.noTypeMeta of example.com/v1 has no apiVersion, kind: embed metav1.TypeMeta and metav1.ObjectMeta"},
+		{"a pointer type", func(hub *Hub[WidgetV2]) error {
+			return AddVersion(hub, "example.com/v1", func(**WidgetV1, *WidgetV2) error { return nil }, func(*WidgetV2, **WidgetV1) error { return nil })
+		}, "the type *conversion.WidgetV1 of example.com/v1 is not a struct"},
+		{"no functions", func(hub *Hub[WidgetV2]) error { return AddVersion[WidgetV2, WidgetV1](hub, "example.com/v1", nil, nil) },
+			"conversion for Widget example.com/v1: both toHub and fromHub are required"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.add(NewHub[WidgetV2]("Widget"))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+	pointerHub := NewHub[*WidgetV2]("Widget")
+	if err := AddHubVersion(pointerHub, "example.com/v2"); err == nil || !strings.Contains(err.Error(), "the hub type *conversion.WidgetV2 is not a struct") {
+		t.Errorf("a pointer hub: %v", err)
+	}
 }
 
 func TestHubConvertsBothWaysKeepingMetadata(t *testing.T) {

@@ -4,5 +4,8 @@
 // Conversions are typed and go through a hub: every served version registers how to convert to
 // and from one hub type, so N versions need 2N functions instead of N². Metadata is carried over
 // unchanged, as the apiserver requires (it rejects conversions that change anything but labels
-// and annotations).
+// and annotations). The version whose Go type is the hub is registered with AddHubVersion.
+//
+// webhook.Registry.RegisterConversion serves a Hub beside the admission webhooks, and
+// Registry.CRDConversion gives the CustomResourceDefinition's spec.conversion that calls it.
 package conversion

@@ -47,9 +47,7 @@ func Example() {
 			return nil
 		})
 	if err == nil {
-		err = conversion.AddVersion(hub, "shop.example.com/v2",
-			func(v *ShirtV2, h *ShirtV2) error { *h = *v; return nil },
-			func(h *ShirtV2, v *ShirtV2) error { *v = *h; return nil })
+		err = conversion.AddHubVersion(hub, "shop.example.com/v2") // v2 is the hub itself
 	}
 	if err != nil {
 		fmt.Println(err)
@@ -57,7 +55,9 @@ func Example() {
 	}
 	out, err := hub.Convert(context.Background(), []byte(`{"apiVersion":"shop.example.com/v1","kind":"Shirt","metadata":{"name":"tee"},"size":"m"}`), "shop.example.com/v2")
 	fmt.Println(string(out), err)
-	// Serve it: http.Handle("/convert", conversion.NewHTTPHandler(hub, conversion.Options{}))
+	// Serve it beside admission webhooks with webhook.Registry.RegisterConversion, which also
+	// writes the CRD's spec.conversion (CRDConversion); or alone:
+	// http.Handle("/convert", conversion.NewHTTPHandler(hub, conversion.Options{}))
 	// Output:
 	// {"apiVersion":"shop.example.com/v2","chestCM":100,"kind":"Shirt","metadata":{"name":"tee"}} <nil>
 }
