@@ -2,14 +2,17 @@
 //
 // One admission travels through these files, in order:
 //
-//	dispatcher.go  Dispatcher.Admit: decoding, mutating phase, preparation, validating phase,
-//	               then the Result
-//	admission.go   the state of one admission: its object, outcomes, audit annotations
+//	dispatcher.go  New compiles the configurations; Dispatcher.Admit: decoding, mutating phase,
+//	               preparation, validating phase, then the Result
+//	hook.go        one webhook as New compiled it: parsed selectors, compiled conditions
 //	request.go     the Request and its checks
+//	admission.go   the state of one admission: its object, outcomes, audit annotations
 //	stages.go      what runs around the webhooks: the Codec, in-process Plugins, the Preparer
 //	mutating.go    the serial mutating chain with reinvocation
 //	match.go       whether a webhook is called: namespaceSelector, objectSelector, rules,
 //	               matchPolicy Equivalent, matchConditions (in the apiserver's order)
+//	namespaces.go  where namespaceSelector reads a namespace's labels
+//	conditions.go  the matchConditions compiler a program plugs in
 //	outcome.go     one webhook's call and answer, and how it ends: recorded, counted, and
 //	               decided by failurePolicy
 //	call.go        one call: dry-run and version checks, the timeout, the HTTP exchange

@@ -2,12 +2,18 @@
 //
 // One admission request travels through these files, in order:
 //
-//	server.go   Server: TLS (hot-reloaded), /healthz, /readyz, /metrics, graceful drain
-//	http.go     NewHTTPHandler: media type, body limit, AdmissionReview v1/v1beta1 decoding, panics, metrics, logs
-//	handler.go  Handler / HandlerFunc and the Request they receive
-//	typed.go    Defaulting and Validating: typed adapters that decode objects for user code
-//	errors.go   how errors returned by user code become denials or failures
-//	response.go Response and its outcomes, encoded back in the request's AdmissionReview version
+//	server.go              Server: TLS (hot-reloaded), /healthz, /readyz, /metrics, graceful drain
+//	registry.go            Registry: a path per webhook, the kind check, registration checks, and
+//	                       the webhook configurations it describes
+//	http.go                NewHTTPHandler: media type, body limit, AdmissionReview v1/v1beta1
+//	                       decoding, panics, metrics, logs
+//	envelope.go            the review's envelope decoded without copying the objects
+//	handler.go             Handler / HandlerFunc and the Request they receive
+//	typed.go               Defaulting and Validating: typed adapters that decode objects for user code
+//	errors.go              how errors returned by user code become denials or failures
+//	response.go            Response and its outcomes, encoded back in the request's review version
+//	metrics.go             the admission metrics recorded on the way
+//	conversion_registry.go CRD conversion webhooks served by the same Registry (package conversion)
 //
 // # Outcomes: deny is not fail
 //
