@@ -90,6 +90,9 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	done := h.opts.Metrics.startRequest(h.name)
 	resp := h.admit(r.Context(), req)
+	if resp.Outcome == "" {
+		resp.Outcome = OutcomeAllowed // a zero Response admits
+	}
 	resp.Warnings = sanitizeWarnings(resp.Warnings)
 	status, body, err := EncodeResponse(req, resp)
 	if err != nil {
@@ -270,6 +273,9 @@ func position(body []byte, offset int64) (line, col int) {
 // EncodeResponse renders resp as the HTTP status and JSON body answering req: an AdmissionReview in
 // req's version (200), or for Errored responses a metav1.Status (500).
 func EncodeResponse(req *Request, resp Response) (int, []byte, error) {
+	if resp.Outcome == "" {
+		resp.Outcome = OutcomeAllowed
+	}
 	if resp.Outcome == OutcomeErrored {
 		status := metav1.Status{Code: http.StatusInternalServerError, Reason: metav1.StatusReasonInternalError}
 		if resp.Status != nil {

@@ -11,34 +11,28 @@ import (
 	"github.com/admitkit/admit/patch"
 )
 
-// Outcome is what a webhook decided. It is also the "outcome" label of the request metrics.
-type Outcome int
+// Outcome is what a webhook decided. Its values are the "outcome" label of the request metrics
+// and the same words dispatch.Outcome uses for a webhook's call as the caller sees it; the zero
+// Outcome (a zero Response) admits, as OutcomeAllowed.
+type Outcome string
 
 const (
 	// OutcomeAllowed admits the request unchanged.
-	OutcomeAllowed Outcome = iota
+	OutcomeAllowed Outcome = "allowed"
 	// OutcomePatched admits the request with the object changed by Response.Patch.
-	OutcomePatched
+	OutcomePatched Outcome = "patched"
 	// OutcomeDenied refuses the request: HTTP 200, allowed=false, failurePolicy does not apply.
-	OutcomeDenied
+	OutcomeDenied Outcome = "denied"
 	// OutcomeErrored reports that the webhook could not decide: HTTP 500, failurePolicy decides.
-	OutcomeErrored
+	OutcomeErrored Outcome = "error"
 )
 
 // String returns the metric label value of o.
 func (o Outcome) String() string {
-	switch o {
-	case OutcomeAllowed:
-		return "allowed"
-	case OutcomePatched:
-		return "patched"
-	case OutcomeDenied:
-		return "denied"
-	case OutcomeErrored:
-		return "error"
-	default:
-		return "unknown"
+	if o == "" {
+		return string(OutcomeAllowed)
 	}
+	return string(o)
 }
 
 // Response is a webhook's answer. Build it with Allowed, Patched, Denied, DeniedWithStatus or
