@@ -429,7 +429,7 @@ func TestServiceReference(t *testing.T) {
 	}
 	// The resolver sends the request to the test server; TLS still verifies <name>.<namespace>.svc.
 	var resolved []extension.ServiceReference
-	resolver := extension.ServiceResolverFunc(func(_ context.Context, svc extension.ServiceReference) (*url.URL, error) {
+	resolver := extension.ServiceResolver(func(_ context.Context, svc extension.ServiceReference) (*url.URL, error) {
 		resolved = append(resolved, svc)
 		if svc.Namespace == "void" {
 			return nil, nil // a broken resolver
@@ -487,7 +487,7 @@ func TestServiceReference(t *testing.T) {
 	}
 }
 
-func TestClusterDNSResolver(t *testing.T) {
+func TestClusterDNS(t *testing.T) {
 	tests := []struct {
 		svc  extension.ServiceReference
 		want string
@@ -496,9 +496,9 @@ func TestClusterDNSResolver(t *testing.T) {
 		{extension.ServiceReference{Namespace: "hooks", Name: "upgrader"}, "https://upgrader.hooks.svc:443"},
 	}
 	for _, tt := range tests {
-		got, err := extension.ClusterDNSResolver{}.ResolveService(context.Background(), tt.svc)
+		got, err := extension.ClusterDNS(context.Background(), tt.svc)
 		if err != nil || got.String() != tt.want {
-			t.Errorf("ResolveService(%+v) = %v, %v; want %s", tt.svc, got, err, tt.want)
+			t.Errorf("ClusterDNS(%+v) = %v, %v; want %s", tt.svc, got, err, tt.want)
 		}
 	}
 }

@@ -37,7 +37,7 @@ type Options struct {
 	// Namespaces answers namespace label lookups for namespaceSelectors. It is needed only when
 	// an extension has a non-empty selector.
 	Namespaces NamespaceLabeler
-	// Resolver turns service references into URLs; nil means ClusterDNSResolver.
+	// Resolver turns service references into URLs; nil means ClusterDNS.
 	Resolver ServiceResolver
 	// MaxConcurrency bounds concurrent calls in one CallAll; 0 means DefaultMaxConcurrency.
 	MaxConcurrency int
@@ -88,7 +88,7 @@ func newCaller(registry *Registry, opts Options, sink observer, collectors []pro
 		c.log = slog.New(slog.DiscardHandler)
 	}
 	if c.resolver == nil {
-		c.resolver = ClusterDNSResolver{}
+		c.resolver = ClusterDNS
 	}
 	reg := opts.Metrics
 	if reg == nil {
@@ -229,7 +229,7 @@ func (c *Caller) exchange(ctx context.Context, p *registered, body []byte, resp 
 	}
 	target, serverName := p.url, ""
 	if svc := p.ClientConfig.Service; svc != nil {
-		resolved, err := c.resolver.ResolveService(ctx, *svc)
+		resolved, err := c.resolver(ctx, *svc)
 		if err == nil && resolved == nil {
 			err = errors.New("the resolver returned no URL")
 		}

@@ -229,7 +229,7 @@ func loopbackResolver(t testing.TB, serverURL string) extension.ServiceResolver 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return extension.ServiceResolverFunc(func(_ context.Context, svc extension.ServiceReference) (*url.URL, error) {
+	return extension.ServiceResolver(func(_ context.Context, svc extension.ServiceReference) (*url.URL, error) {
 		return &url.URL{Scheme: "https", Host: u.Host, Path: svc.Path}, nil
 	})
 }

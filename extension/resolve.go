@@ -12,25 +12,13 @@ import (
 
 // ServiceResolver turns a service reference into the URL a request is sent to. The TLS server
 // name stays <name>.<namespace>.svc whatever host the URL names, so a resolver may return an
-// address (a ClusterIP, an endpoint, 127.0.0.1 in tests) without weakening verification.
-type ServiceResolver interface {
-	ResolveService(ctx context.Context, svc ServiceReference) (*url.URL, error)
-}
+// address (a ClusterIP, an endpoint, 127.0.0.1 in tests) without weakening verification. It is a
+// function, as dispatch.ServiceResolver is.
+type ServiceResolver func(ctx context.Context, svc ServiceReference) (*url.URL, error)
 
-// ServiceResolverFunc adapts a function to ServiceResolver.
-type ServiceResolverFunc func(ctx context.Context, svc ServiceReference) (*url.URL, error)
-
-// ResolveService calls f.
-func (f ServiceResolverFunc) ResolveService(ctx context.Context, svc ServiceReference) (*url.URL, error) {
-	return f(ctx, svc)
-}
-
-// ClusterDNSResolver resolves a service to https://<name>.<namespace>.svc:<port><path>, relying
-// on cluster DNS; it is the default, and right for a caller running inside the cluster.
-type ClusterDNSResolver struct{}
-
-// ResolveService returns the cluster DNS URL of svc.
-func (ClusterDNSResolver) ResolveService(_ context.Context, svc ServiceReference) (*url.URL, error) {
+// ClusterDNS resolves a service to https://<name>.<namespace>.svc:<port><path>, relying on
+// cluster DNS; it is the default ServiceResolver, and right for a caller inside the cluster.
+func ClusterDNS(_ context.Context, svc ServiceReference) (*url.URL, error) {
 	return &url.URL{
 		Scheme: "https",
 		Host:   net.JoinHostPort(svc.serverName(), strconv.Itoa(int(svc.port()))),
