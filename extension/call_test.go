@@ -56,18 +56,18 @@ func TestCallSuccessDecodesTheWholeResponseAndSendsTheRequest(t *testing.T) {
 	}
 }
 
-func TestCallFailureReturnsTheResponseAndErrExtensionFailure(t *testing.T) {
+func TestCallFailureReturnsTheResponseAndFailureError(t *testing.T) {
 	ca := newTestCA(t)
 	base := ca.serve(t, failure("version skew too large", 0)).URL
 	for _, policy := range []extension.FailurePolicy{failPolicy, ignore} {
 		t.Run(string(policy), func(t *testing.T) {
 			caller := newCaller(t, register(t, urlExtension("upgrader", base, ca, policy)), extension.Options{})
 			resp, err := callOne(t, caller, "upgrader", "")
-			var failed *extension.ErrExtensionFailure
+			var failed *extension.FailureError
 			if !errors.As(err, &failed) {
-				t.Fatalf("error = %v (%T), want *ErrExtensionFailure whatever the policy", err, err)
+				t.Fatalf("error = %v (%T), want *FailureError whatever the policy", err, err)
 			}
-			want := &extension.ErrExtensionFailure{Extension: "upgrader", Hook: upgradeHook(), Message: "version skew too large"}
+			want := &extension.FailureError{Extension: "upgrader", Hook: upgradeHook(), Message: "version skew too large"}
 			if diff := cmp.Diff(want, failed); diff != "" {
 				t.Errorf("error (-want +got):\n%s", diff)
 			}
@@ -132,9 +132,9 @@ func TestCallCallingErrors(t *testing.T) {
 					}
 					return
 				}
-				var calling *extension.ErrCallingExtension
+				var calling *extension.CallingError
 				if !errors.As(err, &calling) {
-					t.Fatalf("error = %v (%T), want *ErrCallingExtension", err, err)
+					t.Fatalf("error = %v (%T), want *CallingError", err, err)
 				}
 				if resp != nil {
 					t.Errorf("response = %+v, want nil after a calling error", resp)
@@ -196,9 +196,9 @@ func TestCallExtensionTimeout(t *testing.T) {
 				}
 				return
 			}
-			var calling *extension.ErrCallingExtension
+			var calling *extension.CallingError
 			if !errors.As(err, &calling) || calling.Reason != extension.ReasonTimeout {
-				t.Fatalf("error = %v, want *ErrCallingExtension with reason %q", err, extension.ReasonTimeout)
+				t.Fatalf("error = %v, want *CallingError with reason %q", err, extension.ReasonTimeout)
 			}
 			if !errors.Is(err, context.DeadlineExceeded) {
 				t.Errorf("error %v does not wrap context.DeadlineExceeded", err)
@@ -222,9 +222,9 @@ func TestCallCallerDeadlineIsNeverIgnored(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	resp, err := extension.Call[upgradeResponse](ctx, caller, "slow", extension.Request{Hook: upgradeHook()})
-	var calling *extension.ErrCallingExtension
+	var calling *extension.CallingError
 	if !errors.As(err, &calling) || calling.Reason != extension.ReasonCallerContext {
-		t.Fatalf("error = %v, want *ErrCallingExtension with reason %q", err, extension.ReasonCallerContext)
+		t.Fatalf("error = %v, want *CallingError with reason %q", err, extension.ReasonCallerContext)
 	}
 	if !errors.Is(err, context.DeadlineExceeded) || resp != nil {
 		t.Errorf("response %v, error %v: want no response and an error wrapping context.DeadlineExceeded", resp, err)
@@ -321,9 +321,9 @@ func TestCallPlainErrors(t *testing.T) {
 			if err == nil || err.Error() != tt.want {
 				t.Fatalf("error = %v, want %s", err, tt.want)
 			}
-			var calling *extension.ErrCallingExtension
+			var calling *extension.CallingError
 			if errors.As(err, &calling) {
-				t.Errorf("error is an ErrCallingExtension; such errors must not be subject to failurePolicy")
+				t.Errorf("error is an CallingError; such errors must not be subject to failurePolicy")
 			}
 		})
 	}
@@ -477,7 +477,7 @@ func TestServiceReference(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, err := callOne(t, caller, tt.name, "")
-		var calling *extension.ErrCallingExtension
+		var calling *extension.CallingError
 		if !errors.As(err, &calling) || calling.Reason != tt.reason || !strings.Contains(err.Error(), tt.cause) {
 			t.Errorf("%s: error = %v, want a %q calling error containing %q", tt.name, err, tt.reason, tt.cause)
 		}

@@ -26,10 +26,10 @@ type Result[R any] struct {
 	// Response is the decoded answer, or the bare Success an ignored extension stands for; nil
 	// after a calling error that was not ignored.
 	Response *R
-	// Err is the *ErrCallingExtension or *ErrExtensionFailure of this extension, if any.
+	// Err is the *CallingError or *FailureError of this extension, if any.
 	Err error
 	// Ignored is the calling error failurePolicy Ignore swallowed, if any.
-	Ignored *ErrCallingExtension
+	Ignored *CallingError
 }
 
 // CallAll calls every extension serving req.Hook whose namespaceSelector selects req.Namespace,
@@ -37,8 +37,8 @@ type Result[R any] struct {
 // behaves as Call does, failure policy included; the answers are aggregated in extension-name
 // order, so the result never depends on which extension answered first.
 //
-// The error is a *CallAllError holding every *ErrCallingExtension when there is any (a calling
-// error wins), else every *ErrExtensionFailure, else nil. The Aggregate is returned with it. Unlike
+// The error is a *CallAllError holding every *CallingError when there is any (a calling
+// error wins), else every *FailureError, else nil. The Aggregate is returned with it. Unlike
 // Cluster API, CallAll does not stop at the first error: every extension is heard, at the cost
 // of waiting for the slowest one (each is still bounded by its timeout).
 //
@@ -79,7 +79,7 @@ func CallAll[R any, PR ResponsePointer[R]](ctx context.Context, c *Caller, req R
 			res := c.call(ctx, p, body, resp)
 			result := Result[R]{Extension: p.Name, Response: resp, Err: res.err, Ignored: res.ignored}
 			switch res.err.(type) {
-			case *ErrCallingExtension:
+			case *CallingError:
 				result.Response = nil
 			case nil:
 				if res.ignored != nil {
@@ -106,10 +106,10 @@ func aggregate[R any, PR ResponsePointer[R]](hook Hook, results []Result[R]) (*A
 			}
 		}
 		switch err := r.Err.(type) {
-		case *ErrCallingExtension:
+		case *CallingError:
 			callingErrs = append(callingErrs, err)
 			messages = append(messages, r.Extension+": "+err.Err.Error())
-		case *ErrExtensionFailure:
+		case *FailureError:
 			failures = append(failures, err)
 			messages = append(messages, failureLine(r.Extension, err.Message))
 		}

@@ -110,8 +110,8 @@ func errorKind(t *testing.T, err error) (string, []string) {
 	var callAll *extension.CallAllError
 	if errors.As(err, &callAll) {
 		for _, e := range callAll.Errors {
-			var calling *extension.ErrCallingExtension
-			var failed *extension.ErrExtensionFailure
+			var calling *extension.CallingError
+			var failed *extension.FailureError
 			switch {
 			case errors.As(e, &calling):
 				names = append(names, calling.Extension)
@@ -120,8 +120,8 @@ func errorKind(t *testing.T, err error) (string, []string) {
 			}
 		}
 	}
-	var calling *extension.ErrCallingExtension
-	var failed *extension.ErrExtensionFailure
+	var calling *extension.CallingError
+	var failed *extension.FailureError
 	switch {
 	case errors.As(err, &calling):
 		return "calling", names

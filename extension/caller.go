@@ -123,9 +123,9 @@ type Request struct {
 // Call calls the extension registered as name and returns its decoded answer.
 //
 //   - It answered Success: the response and nil.
-//   - It answered Failure: the response and an *ErrExtensionFailure carrying its message.
+//   - It answered Failure: the response and an *FailureError carrying its message.
 //   - It could not give a valid answer (transport error, timeout, non-200, undecodable body):
-//     with failurePolicy Fail, nil and an *ErrCallingExtension naming the extension and the
+//     with failurePolicy Fail, nil and an *CallingError naming the extension and the
 //     cause; with Ignore, a zero response with status Success (no message, no RetryAfter) and
 //     nil — the error is logged at error level and counted. The caller's own context ending is
 //     never ignored.
@@ -155,7 +155,7 @@ func Call[R any, PR ResponsePointer[R]](ctx context.Context, c *Caller, name str
 	}
 	resp := PR(new(R))
 	result := c.call(ctx, p, body, resp)
-	var callingErr *ErrCallingExtension
+	var callingErr *CallingError
 	switch {
 	case result.ignored != nil:
 		answerSuccess(resp)
@@ -167,8 +167,8 @@ func Call[R any, PR ResponsePointer[R]](ctx context.Context, c *Caller, name str
 
 // callResult is what one call of one extension produced.
 type callResult struct {
-	err     error                // *ErrCallingExtension (not ignored), *ErrExtensionFailure or nil
-	ignored *ErrCallingExtension // the error failurePolicy Ignore swallowed; resp must be reset
+	err     error         // *CallingError (not ignored), *FailureError or nil
+	ignored *CallingError // the error failurePolicy Ignore swallowed; resp must be reset
 }
 
 // call applies the failure policy around exchange, and logs and measures the call. resp is left
@@ -203,7 +203,7 @@ func (c *Caller) call(ctx context.Context, p *registered, body []byte, resp Resp
 		obs.outcome = outcomeSuccess
 		if common.Status == StatusFailure {
 			obs.outcome = outcomeFailure
-			result.err = &ErrExtensionFailure{Extension: p.Name, Hook: p.Hook, Message: common.Message, RetryAfterSeconds: common.RetryAfterSeconds}
+			result.err = &FailureError{Extension: p.Name, Hook: p.Hook, Message: common.Message, RetryAfterSeconds: common.RetryAfterSeconds}
 			c.log.LogAttrs(ctx, slog.LevelError, "extension answered Failure",
 				slog.String("extension", p.Name), slog.String("hook", obs.hook), slog.String("message", common.Message))
 		}
@@ -222,10 +222,10 @@ func answerSuccess[R any, PR ResponsePointer[R]](resp PR) {
 }
 
 // exchange POSTs body to p within p's timeout and decodes the answer into resp. It returns the
-// HTTP status, the raw answer and an *ErrCallingExtension when no valid answer was obtained.
-func (c *Caller) exchange(ctx context.Context, p *registered, body []byte, resp Response) (int, []byte, *ErrCallingExtension) {
-	callingErr := func(reason CallingErrorReason, code int, err error) *ErrCallingExtension {
-		return &ErrCallingExtension{Extension: p.Name, Hook: p.Hook, Reason: reason, StatusCode: code, Err: err}
+// HTTP status, the raw answer and an *CallingError when no valid answer was obtained.
+func (c *Caller) exchange(ctx context.Context, p *registered, body []byte, resp Response) (int, []byte, *CallingError) {
+	callingErr := func(reason CallingErrorReason, code int, err error) *CallingError {
+		return &CallingError{Extension: p.Name, Hook: p.Hook, Reason: reason, StatusCode: code, Err: err}
 	}
 	target, serverName := p.url, ""
 	if svc := p.ClientConfig.Service; svc != nil {

@@ -74,7 +74,7 @@ type ExtensionServer struct {
 
 // Discover asks server which handlers it serves and returns them as extensions ready to
 // Register, sorted by name. Discovery has no failure policy: a calling error is returned as an
-// *ErrCallingExtension and a Failure answer as an *ErrExtensionFailure. A response that
+// *CallingError and a Failure answer as an *FailureError. A response that
 // describes invalid handlers is rejected as a whole, the error listing every problem.
 func (c *Caller) Discover(ctx context.Context, server ExtensionServer) ([]Extension, error) {
 	endpoint := Extension{

@@ -69,9 +69,9 @@ func TestDiscoverThenCallAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	agg, err := extension.CallAll[upgradeResponse](context.Background(), caller, extension.Request{Hook: upgradeHook()})
-	var failed *extension.ErrExtensionFailure
+	var failed *extension.FailureError
 	if !errors.As(err, &failed) || failed.Extension != "version-skew.upgrades" {
-		t.Fatalf("error = %v, want an ErrExtensionFailure from version-skew.upgrades", err)
+		t.Fatalf("error = %v, want an FailureError from version-skew.upgrades", err)
 	}
 	got := []any{agg.Status, agg.Message, agg.RetryAfterSeconds}
 	wantAgg := []any{extension.StatusFailure, "version-skew.upgrades: cannot skip a minor version", int32(60)}
@@ -190,10 +190,10 @@ func TestDiscoverHasNoFailurePolicy(t *testing.T) {
 		want    string
 	}{
 		{"calling error", raw(http.StatusServiceUnavailable, "starting"),
-			func(err error) bool { var e *extension.ErrCallingExtension; return errors.As(err, &e) },
+			func(err error) bool { var e *extension.CallingError; return errors.As(err, &e) },
 			`discovering extension server "upgrades": calling extension "upgrades": HTTP status 503, want 200: body "starting"`},
 		{"failure answer", failure("not ready", 0),
-			func(err error) bool { var e *extension.ErrExtensionFailure; return errors.As(err, &e) },
+			func(err error) bool { var e *extension.FailureError; return errors.As(err, &e) },
 			`discovering extension server "upgrades": extension "upgrades" answered Failure: not ready`},
 	}
 	for _, tt := range tests {

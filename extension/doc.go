@@ -18,12 +18,12 @@
 // the earlier of the extension's timeout and the caller's context. Redirects are never followed.
 //
 //   - Success: the response and nil, whatever the policy.
-//   - Failure: the response and an ErrExtensionFailure carrying its message, whatever the
+//   - Failure: the response and an FailureError carrying its message, whatever the
 //     policy — the extension did answer.
-//   - Transport error, timeout, non-200 or undecodable body: with Fail, an ErrCallingExtension
+//   - Transport error, timeout, non-200 or undecodable body: with Fail, an CallingError
 //     naming the extension and the cause; with Ignore, a bare Success response (no message, no
 //     RetryAfter) and nil, the error logged and counted.
-//   - The caller's own context ended: an ErrCallingExtension, whatever the policy.
+//   - The caller's own context ended: an CallingError, whatever the policy.
 //
 // A body that decodes but carries an unknown status or a negative retryAfterSeconds is
 // undecodable in this sense: an extension that cannot give a valid answer is what the failure
@@ -33,8 +33,8 @@
 //
 // CallAll calls every extension serving a hook whose namespaceSelector selects the request's
 // namespace, in name order, concurrently up to Options.MaxConcurrency, and waits for all. It
-// aggregates: error — every ErrCallingExtension if any (a calling error wins), else every
-// ErrExtensionFailure, else none; status — Failure if any extension failed; message —
+// aggregates: error — every CallingError if any (a calling error wins), else every
+// FailureError, else none; status — Failure if any extension failed; message —
 // "<extension>: <message>" per failed extension joined with "; "; RetryAfterSeconds — the
 // lowest non-zero value.
 //

@@ -8,7 +8,7 @@ import (
 // The error types below are named ErrXxx rather than XxxError to match the vocabulary of the
 // Runtime SDK design note and kube-apiserver's ErrCallingWebhook, which users will search for.
 
-// CallingErrorReason classifies an ErrCallingExtension; it is also the "reason" metric label.
+// CallingErrorReason classifies an CallingError; it is also the "reason" metric label.
 type CallingErrorReason string
 
 const (
@@ -31,10 +31,10 @@ const (
 	ReasonDecode CallingErrorReason = "decode"
 )
 
-// ErrCallingExtension reports that an extension could not give a valid answer: transport error,
+// CallingError reports that an extension could not give a valid answer: transport error,
 // timeout, non-200 answer or undecodable body. With failurePolicy Ignore, Call swallows it
 // (unless Reason is ReasonCallerContext).
-type ErrCallingExtension struct {
+type CallingError struct {
 	Extension string
 	Hook      Hook
 	Reason    CallingErrorReason
@@ -44,21 +44,21 @@ type ErrCallingExtension struct {
 	Err error
 }
 
-func (e *ErrCallingExtension) Error() string {
+func (e *CallingError) Error() string {
 	return fmt.Sprintf("calling extension %q: %v", e.Extension, e.Err)
 }
 
-func (e *ErrCallingExtension) Unwrap() error { return e.Err }
+func (e *CallingError) Unwrap() error { return e.Err }
 
-// ErrExtensionFailure reports that an extension answered with status Failure.
-type ErrExtensionFailure struct {
+// FailureError reports that an extension answered with status Failure.
+type FailureError struct {
 	Extension         string
 	Hook              Hook
 	Message           string
 	RetryAfterSeconds int32
 }
 
-func (e *ErrExtensionFailure) Error() string {
+func (e *FailureError) Error() string {
 	if e.Message == "" {
 		return fmt.Sprintf("extension %q answered Failure with no message", e.Extension)
 	}
@@ -76,8 +76,8 @@ func (e *NotSelectedError) Error() string {
 	return fmt.Sprintf("extension %q not called: its namespaceSelector does not select namespace %q", e.Extension, e.Namespace)
 }
 
-// CallAllError is the error of CallAll: either every ErrCallingExtension, or (when there is none)
-// every ErrExtensionFailure, in extension-name order. errors.As finds each of them.
+// CallAllError is the error of CallAll: either every CallingError, or (when there is none)
+// every FailureError, in extension-name order. errors.As finds each of them.
 type CallAllError struct {
 	Hook   Hook
 	Errors []error

@@ -85,7 +85,7 @@ func ExampleCallAll() {
 	fmt.Println("status:", agg.Status)
 	fmt.Println("message:", agg.Message)
 	fmt.Println("retry after:", agg.RetryAfterSeconds)
-	var failed *extension.ErrExtensionFailure
+	var failed *extension.FailureError
 	fmt.Println("an extension failed:", errors.As(err, &failed))
 	for _, r := range agg.Results {
 		fmt.Printf("%s: ignored error: %t\n", r.Extension, r.Ignored != nil)
@@ -125,7 +125,7 @@ func ExampleCall() {
 
 	req := extension.Request{Hook: beforeUpgrade(), Body: BeforeUpgradeRequest{FromVersion: "v1.35.0", ToVersion: "v1.36.0"}}
 	_, err = extension.Call[BeforeUpgradeResponse](context.Background(), caller, "strict-gate", req)
-	var calling *extension.ErrCallingExtension
+	var calling *extension.CallingError
 	if errors.As(err, &calling) {
 		fmt.Printf("Fail: %s answered HTTP %d\n", calling.Extension, calling.StatusCode)
 	}

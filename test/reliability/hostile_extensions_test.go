@@ -70,9 +70,9 @@ func hostileExtensions(t *testing.T, m *measurements) {
 						}
 						return
 					}
-					var calling *extension.ErrCallingExtension
+					var calling *extension.CallingError
 					if !errors.As(err, &calling) || resp != nil {
-						t.Fatalf("Fail: got %+v, %v; want no response and an ErrCallingExtension", resp, err)
+						t.Fatalf("Fail: got %+v, %v; want no response and an CallingError", resp, err)
 					}
 					if calling.Reason != c.reason || calling.Extension != extensionName(c.behaviour, policy) {
 						t.Errorf("Fail: %s error from %s (%v); want reason %s", calling.Reason, calling.Extension, err, c.reason)
@@ -110,7 +110,7 @@ func hostileExtensions(t *testing.T, m *measurements) {
 		resp, err := callWithin(t, func() (*gateResponse, error) {
 			return extension.Call[gateResponse](ctx, caller, extensionName("hang", extension.FailurePolicyIgnore), req)
 		})
-		var calling *extension.ErrCallingExtension
+		var calling *extension.CallingError
 		if !errors.As(err, &calling) || calling.Reason != extension.ReasonCallerContext || resp != nil {
 			t.Errorf("got %+v, %v; want the caller's deadline reported even with failurePolicy Ignore", resp, err)
 		}

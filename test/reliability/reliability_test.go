@@ -110,7 +110,7 @@ func scenarioGroups() []group {
 				"hostile_webhooks_test.go", requestDeadline},
 			{"concurrent admissions", "Different admissions through one dispatcher (six webhooks: patches, warnings, annotations, denials, a failing-open one, a failing one), one after the other and then all at once: every result identical (object, patch, warnings, annotations, status, each webhook's outcome), each webhook called as often, no data race.",
 				"concurrency_test.go", concurrentAdmissionsMatchSerial},
-			{"hostile extensions", "The same misbehaviours against extension.Call and CallAll: with Fail, an `ErrCallingExtension` with the right reason (timeout, transport, decode, http_status, response_too_large); with Ignore, a bare Success; the caller's own deadline is reported even under Ignore; redirects are not followed; CallAll hears every extension and reports each calling error.",
+			{"hostile extensions", "The same misbehaviours against extension.Call and CallAll: with Fail, an `CallingError` with the right reason (timeout, transport, decode, http_status, response_too_large); with Ignore, a bare Success; the caller's own deadline is reported even under Ignore; redirects are not followed; CallAll hears every extension and reports each calling error.",
 				"hostile_extensions_test.go", hostileExtensions},
 		}},
 	}

@@ -107,8 +107,8 @@ func TestCallAllOverTLS(t *testing.T) {
 			caller, _ := serve(t, tt.now)
 			agg, err := extension.CallAll[upgradegate.BeforeClusterUpgradeResponse](context.Background(), caller,
 				extension.Request{Hook: upgradegate.BeforeClusterUpgradeHook(), Body: tt.body})
-			var calling *extension.ErrCallingExtension
-			var failed *extension.ErrExtensionFailure
+			var calling *extension.CallingError
+			var failed *extension.FailureError
 			gotErr := ""
 			switch {
 			case errors.As(err, &calling):
