@@ -14,7 +14,9 @@ type Aggregate[R any] struct {
 	// CommonResponse aggregates the answers: Status is Failure when any extension answered
 	// Failure or had a calling error that was not ignored; Message lists those extensions in
 	// name order as "<extension>: <message or calling error>", joined with "; "; and
-	// RetryAfterSeconds is the lowest non-zero value any extension asked for (0: none did).
+	// RetryAfterSeconds is the lowest non-zero value any extension asked for (0: none did) —
+	// whichever extension that was, which may not be one that failed: a caller that retries
+	// sooner than a failed extension wants reads Results[i].Response itself.
 	CommonResponse
 	// Results has one entry per extension called, in name order.
 	Results []Result[R]

@@ -39,8 +39,9 @@ type HTTPOptions struct {
 	PropagatePanics bool
 }
 
-// NewHTTPHandler serves the admission webhook name with h. name labels metrics and logs (the
-// webhook's path is a good choice). The returned handler:
+// NewHTTPHandler serves an admission webhook with h. label names the handler in metrics and
+// logs: it is not the webhook's name in its configuration (a Registry uses the webhook's path,
+// which is unique on the server). The returned handler:
 //   - answers 405 to anything but POST, 415 unless the Content-Type is application/json (parameters
 //     such as charset are accepted), 413 when the body exceeds the limit — checked from
 //     Content-Length before reading, and while reading — and 400 for an empty or undecodable body,
@@ -50,7 +51,7 @@ type HTTPOptions struct {
 //   - answers Errored responses and recovered panics with 500;
 //   - writes every reply as JSON with Content-Type application/json; error replies are a
 //     metav1.Status saying what was wrong.
-func NewHTTPHandler(name string, h Handler, opts HTTPOptions) http.Handler {
+func NewHTTPHandler(label string, h Handler, opts HTTPOptions) http.Handler {
 	if opts.MaxRequestBytes <= 0 {
 		opts.MaxRequestBytes = DefaultMaxRequestBytes
 	}
@@ -58,7 +59,7 @@ func NewHTTPHandler(name string, h Handler, opts HTTPOptions) http.Handler {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &httpHandler{name: name, handler: h, opts: opts, logger: logger}
+	return &httpHandler{name: label, handler: h, opts: opts, logger: logger}
 }
 
 type httpHandler struct {
