@@ -7,7 +7,7 @@ export ADMIT_CACHE_DIR := $(CACHE)
 export ADMIT_KUBE_APISERVER ?= $(CACHE)/bin/kube-apiserver
 E2E_TIMEOUT ?= 20m
 
-.PHONY: all build test tools tools-background vet unit unit-packages unit-reliability e2e fmt-check clean
+.PHONY: all build test tools tools-background vet unit unit-packages unit-reliability e2e contrib fmt-check clean
 
 include bench.mk
 include reliability.mk
@@ -22,7 +22,7 @@ build:
 ## harness (no timing assertions), and every fuzz target for a short budget (fuzz-smoke).
 ## The e2e tools (kube-apiserver, built once into .cache) build in the background while the unit
 ## tests run; the reliability suite, which measures timing, waits for that build to end.
-test: tools-background fmt-check vet unit-packages tools unit-reliability e2e bench-smoke fuzz-smoke
+test: tools-background fmt-check vet unit-packages tools unit-reliability e2e bench-smoke contrib fuzz-smoke
 
 fmt-check:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
@@ -53,6 +53,11 @@ tools-background:
 # The reliability packages ran in unit, alone: here they would share the machine with e2e.
 e2e: tools
 	$(GO) test -race -count=1 -tags e2e -timeout $(E2E_TIMEOUT) $$($(GO) list -tags e2e ./test/... | grep -v '/test/reliability')
+
+# contrib/ holds modules of their own (adapters to other frameworks), so that admit does not
+# depend on those frameworks.
+contrib:
+	cd contrib/controllerruntime && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 
 clean:
 	rm -rf $(BIN)
