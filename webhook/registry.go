@@ -182,9 +182,11 @@ var webhookName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9](
 // apiVersionPattern matches the last element of an API types package: v1, v1beta1, v2alpha3.
 var apiVersionPattern = regexp.MustCompile(`^v\d+((alpha|beta)\d+)?$`)
 
-// checkTyped checks a typed adapter against the webhook it is registered in: the Go type it
-// decodes into must be the webhook's kind (by type name, and by package version and, for
-// Kubernetes' own types, API group), and only a mutating webhook may patch.
+// checkTyped checks a typed adapter against the webhook it is registered in, and only a
+// mutating webhook may patch. A Kubernetes API type (k8s.io/api, apiextensions) is its kind: its
+// name, version and group must be the webhook's. A type of your own may be a partial view of any
+// kind (so may metav1.PartialObjectMetadata and unstructured objects): only when it is named
+// after the webhook's kind in a versioned package (api/v1) must the version match.
 func checkTyped(info typedInfo, w Webhook) []string {
 	var problems []string
 	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
@@ -199,8 +201,11 @@ func checkTyped(info typedInfo, w Webhook) []string {
 		return problems // unstructured objects are whatever the webhook says
 	}
 	elem := t.Elem()
+	kubernetesType := strings.HasPrefix(elem.PkgPath(), "k8s.io/api/") || strings.HasPrefix(elem.PkgPath(), "k8s.io/apiextensions-apiserver/pkg/apis/")
 	if elem.Name() != w.Kind.Kind {
-		add("%s[%s] decodes %s objects, but the webhook is registered for kind %s", info.adapter, t, elem.Name(), w.Kind.Kind)
+		if kubernetesType {
+			add("%s[%s] decodes %s objects, but the webhook is registered for kind %s", info.adapter, t, elem.Name(), w.Kind.Kind)
+		}
 		return problems
 	}
 	dirs := strings.Split(elem.PkgPath(), "/")
@@ -210,7 +215,7 @@ func checkTyped(info typedInfo, w Webhook) []string {
 	if version := dirs[len(dirs)-1]; version != w.Kind.Version {
 		add("%s[%s] decodes %s objects of version %s, but the webhook is registered for %s", info.adapter, t, elem.Name(), version, w.Kind.GroupVersion())
 	}
-	if strings.HasPrefix(elem.PkgPath(), "k8s.io/api/") {
+	if kubernetesType {
 		group := strings.Split(w.Kind.Group, ".")[0]
 		if group == "" {
 			group = "core"

@@ -45,6 +45,14 @@ func TestPath(t *testing.T) {
 
 var allowHandler = HandlerFunc(func(context.Context, *Request) Response { return Allowed() })
 
+// partialIngress is a webhook's own view of the fields of an Ingress it reads.
+type partialIngress struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+}
+
+func (p *partialIngress) DeepCopyObject() runtime.Object { c := *p; return &c }
+
 type nopDefaulter struct{}
 
 func (nopDefaulter) Default(context.Context, *Request, *corev1.Pod) ([]string, error) {
@@ -72,6 +80,9 @@ func TestRegistryAcceptsMatchingTypedHandlers(t *testing.T) {
 		{Name: "deployments.example.com", Type: TypeValidating, Kind: deploymentGVK, Resource: "deployments", Handler: Validating[*appsv1.Deployment](nopValidator[*appsv1.Deployment]{})},
 		{Name: "widgets.example.com", Type: TypeValidating, Kind: widget, Resource: "widgets", Handler: Validating[*unstructured.Unstructured](nopValidator[*unstructured.Unstructured]{})},
 		{Name: "pods.example.com", Type: TypeValidating, Kind: podGVK, Resource: "pods", Handler: Validating[*corev1.Pod](nopValidator[*corev1.Pod]{})},
+		// A metadata-only view, and a partial type of one's own, fit any kind.
+		{Name: "metadata.example.com", Type: TypeValidating, Kind: deploymentGVK, Resource: "deployments", Path: "/metadata", Handler: Validating[*metav1.PartialObjectMetadata](nopValidator[*metav1.PartialObjectMetadata]{})},
+		{Name: "partial.example.com", Type: TypeValidating, Kind: ingressGVK, Resource: "ingresses", Handler: Validating[*partialIngress](nopValidator[*partialIngress]{})},
 	} {
 		if err := r.Register(w); err != nil {
 			t.Errorf("Register(%s %s): %v", w.Type, w.Name, err)
