@@ -1,8 +1,11 @@
 package dispatch
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 
@@ -29,7 +32,7 @@ type appliedPatch struct {
 // applied by evanphx itself, so each failure carries the apiserver's exact message.
 func applyPatch(object []byte, ops jsonpatch.Patch) (appliedPatch, error) {
 	if fast, ok := fastPatch(ops); ok && len(object) > 0 && object[0] == '{' {
-		if patched, changed, err := patch.ApplyChanged(object, fast); err == nil {
+		if patched, changed, err := patch.ApplyChanged(object, fast); err == nil && utf8.Valid(patched) {
 			return appliedPatch{object: patched, changed: changed, ops: fast}, nil
 		}
 	}
@@ -37,7 +40,31 @@ func applyPatch(object []byte, ops jsonpatch.Patch) (appliedPatch, error) {
 	if err != nil {
 		return appliedPatch{}, err
 	}
+	if !utf8.Valid(patched) {
+		if patched, err = replaceInvalidUTF8(patched); err != nil {
+			return appliedPatch{}, err
+		}
+	}
 	return appliedPatch{object: patched, changed: !semanticallyEqual(object, patched)}, nil
+}
+
+// replaceInvalidUTF8 re-encodes an object whose strings hold bytes that are not UTF-8 (a patch
+// can write them: JSON patches carry raw bytes) as kube-apiserver ends up with it: the apiserver
+// decodes every patched object, and decoding replaces each invalid byte with U+FFFD.
+func replaceInvalidUTF8(object []byte) ([]byte, error) {
+	var value any
+	decoder := json.NewDecoder(bytes.NewReader(object))
+	decoder.UseNumber()
+	if err := decoder.Decode(&value); err != nil {
+		return nil, fmt.Errorf("decoding the patched object: %w", err)
+	}
+	var out bytes.Buffer
+	encoder := json.NewEncoder(&out)
+	encoder.SetEscapeHTML(false)
+	if err := encoder.Encode(value); err != nil {
+		return nil, fmt.Errorf("encoding the patched object: %w", err)
+	}
+	return bytes.TrimRight(out.Bytes(), "\n"), nil
 }
 
 // fastPatch converts an evanphx patch for patch.Apply if every operation is an add, remove or

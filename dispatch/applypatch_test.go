@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
@@ -250,5 +251,33 @@ func TestApplyPatchFastPath(t *testing.T) {
 		if taken != tt.fast {
 			t.Errorf("patch %s: fast path taken = %t, want %t", tt.patch, taken, tt.fast)
 		}
+	}
+}
+
+// A patch can carry bytes that are not UTF-8 (a JSON patch holds raw bytes). kube-apiserver
+// decodes the patched object, which turns each into U+FFFD; the dispatcher does the same, and
+// the result can then be diffed and encoded.
+func TestApplyPatchReplacesInvalidUTF8(t *testing.T) {
+	tests := []struct {
+		name, patch, want string
+	}{
+		{"below the root (patch.Apply)", "[{\"op\":\"add\",\"path\":\"/a\",\"value\":\"x\xe5y\"}]", `{"a":"x` + "\ufffd" + `y","b":1}`},
+		{"at the empty key (evanphx)", "[{\"op\":\"add\",\"path\":\"/\",\"value\":\"\xe5\"}]", `{"":"` + "\ufffd" + `","b":1}`},
+		{"in a key", "[{\"op\":\"add\",\"path\":\"/k\xff\",\"value\":1}]", `{"b":1,"k` + "\ufffd" + `":1}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ops, err := jsonpatch.DecodePatch([]byte(tt.patch))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := applyPatch([]byte(`{"b":1}`), ops)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !utf8.Valid(got.object) || !semanticallyEqual(got.object, []byte(tt.want)) || !got.changed {
+				t.Errorf("patched %q (changed %v), want %s", got.object, got.changed, tt.want)
+			}
+		})
 	}
 }
