@@ -104,10 +104,13 @@ func (fw *fuzzWebhook) dispatcher(t testing.TB, mutating bool, policy admissionr
 	return d
 }
 
-// FuzzDispatcherWebhookAnswer lets a validating webhook answer any status, media type and body.
-// Whatever it answers, Admit returns a Result without panicking, the failure policy decides every
-// answer that is not a valid review (Ignore admits unless the webhook itself denied), a rejection
-// carries a status code of at least 400, and warnings stay within the apiserver's budget.
+// FuzzDispatcherWebhookAnswer lets a validating webhook answer any status, media type and body,
+// and admits with failurePolicy Fail and with Ignore. Whatever it answers, Admit returns a Result
+// without panicking, warnings stay within the apiserver's budget, and the failure policy decides
+// exactly the answers that are calling errors, both halves of it: the two policies read the same
+// answer alike (allowed, denied with the same status, or a calling error), a calling error under
+// Fail rejects with the apiserver's 500 naming the webhook, and under Ignore admits as
+// failed-open. (The corpus's fourth value once chose the policy; both now run for every input.)
 func FuzzDispatcherWebhookAnswer(f *testing.F) {
 	valid := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"` + fuzzUID + `","allowed":true}}`
 	f.Add(200, "application/json", []byte(valid), false)
@@ -126,35 +129,66 @@ func FuzzDispatcherWebhookAnswer(f *testing.F) {
 		admissionregistrationv1.Fail:   fw.dispatcher(f, false, admissionregistrationv1.Fail),
 		admissionregistrationv1.Ignore: fw.dispatcher(f, false, admissionregistrationv1.Ignore),
 	}
-	f.Fuzz(func(t *testing.T, status int, contentType string, body []byte, ignore bool) {
+	f.Fuzz(func(t *testing.T, status int, contentType string, body []byte, _ bool) {
 		if status < 200 || status > 599 || strings.ContainsAny(contentType, "\r\n\x00") || !utf8.ValidString(contentType) {
 			t.Skip("not an answer an HTTP server can send")
 		}
 		fw.current.Store(&answer{status: status, contentType: contentType, body: body})
-		policy := admissionregistrationv1.Fail
-		if ignore {
-			policy = admissionregistrationv1.Ignore
+		results := map[admissionregistrationv1.FailurePolicyType]*dispatch.Result{}
+		for policy, d := range dispatchers {
+			res, err := d.Admit(context.Background(), podCreate("fuzz"))
+			if err != nil {
+				t.Fatalf("%s: Admit: %v", policy, err)
+			}
+			if len(res.Webhooks) != 1 {
+				t.Fatalf("%s: %d webhook results, want 1", policy, len(res.Webhooks))
+			}
+			if !res.Allowed && (res.Status == nil || res.Status.Code < 400) {
+				t.Fatalf("%s: rejected with %s: want a status code of at least 400", policy, statusText(res.Status))
+			}
+			runes := 0
+			for _, w := range res.Warnings {
+				runes += utf8.RuneCountInString(w)
+			}
+			if runes > 4096 {
+				t.Fatalf("%s: %d runes of warnings passed the 4096-rune budget", policy, runes)
+			}
+			results[policy] = res
 		}
-		res, err := dispatchers[policy].Admit(context.Background(), podCreate("fuzz"))
-		if err != nil {
-			t.Fatalf("Admit: %v", err)
-		}
-		if len(res.Webhooks) != 1 {
-			t.Fatalf("%d webhook results, want 1", len(res.Webhooks))
-		}
-		outcome := res.Webhooks[0].Outcome
-		if ignore && !res.Allowed && outcome != dispatch.OutcomeDenied {
-			t.Fatalf("failurePolicy Ignore, webhook outcome %s: rejected with %s", outcome, statusText(res.Status))
-		}
-		if !res.Allowed && (res.Status == nil || res.Status.Code < 400) {
-			t.Fatalf("rejected with %s: want a status code of at least 400", statusText(res.Status))
-		}
-		runes := 0
-		for _, w := range res.Warnings {
-			runes += utf8.RuneCountInString(w)
-		}
-		if runes > 4096 {
-			t.Fatalf("%d runes of warnings passed the 4096-rune budget", runes)
+		failed, ignored := results[admissionregistrationv1.Fail], results[admissionregistrationv1.Ignore]
+		failOutcome, ignoreOutcome := failed.Webhooks[0].Outcome, ignored.Webhooks[0].Outcome
+		switch failOutcome {
+		case dispatch.OutcomeAllowed, dispatch.OutcomeDenied:
+			// The webhook decided: the policy has no say.
+			if ignoreOutcome != failOutcome || failed.Allowed != ignored.Allowed || statusText(failed.Status) != statusText(ignored.Status) {
+				t.Fatalf("the webhook decided, yet the policies differ: Fail %s (%s), Ignore %s (%s)",
+					failOutcome, statusText(failed.Status), ignoreOutcome, statusText(ignored.Status))
+			}
+			if (failOutcome == dispatch.OutcomeAllowed) != failed.Allowed {
+				t.Fatalf("outcome %s but allowed %v", failOutcome, failed.Allowed)
+			}
+		case dispatch.OutcomeError:
+			// No usable answer. Fail rejects with kube-apiserver's 500 naming the webhook.
+			const prefix = `Internal error occurred: failed calling webhook "fuzz.reliability.admit.dev"`
+			if failed.Allowed || failed.Status.Code != 500 || failed.Status.Reason != metav1.StatusReasonInternalError || !strings.HasPrefix(failed.Status.Message, prefix) {
+				t.Fatalf("a calling error under Fail: allowed %v, %s; want 500 InternalError %q...", failed.Allowed, statusText(failed.Status), prefix)
+			}
+			switch ignoreOutcome {
+			case dispatch.OutcomeFailedOpen:
+				if !ignored.Allowed {
+					t.Fatalf("failed-open under Ignore, but rejected with %s", statusText(ignored.Status))
+				}
+			case dispatch.OutcomeError:
+				// An answer no policy can accept (kube-apiserver rejects it whatever the policy):
+				// both reject alike.
+				if ignored.Allowed || statusText(ignored.Status) != statusText(failed.Status) {
+					t.Fatalf("an error under both policies, but Ignore %v (%s) and Fail %s", ignored.Allowed, statusText(ignored.Status), statusText(failed.Status))
+				}
+			default:
+				t.Fatalf("a calling error under Fail (%s) is %s under Ignore", failed.Status.Message, ignoreOutcome)
+			}
+		default:
+			t.Fatalf("outcome %s under Fail: a called validating webhook is allowed, denied or an error", failOutcome)
 		}
 	})
 }
