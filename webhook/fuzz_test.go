@@ -9,7 +9,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kjson "sigs.k8s.io/json"
 )
 
 // FuzzDecodeReview feeds arbitrary bodies to the decoder: it must return a request or an error,
@@ -42,8 +45,10 @@ func FuzzDecodeReview(f *testing.F) {
 	})
 }
 
-// FuzzHTTPHandler sends arbitrary bodies through the whole HTTP adapter and a typed validator:
-// every reply is JSON with a status the apiserver understands, and nothing panics.
+// FuzzHTTPHandler sends arbitrary bodies through the whole HTTP adapter and a typed validator
+// that admits everything, so no answer may be a failure (500). A 200 is an AdmissionReview in the
+// request's version that echoes its uid and admits; a refusal is a 4xx whose body is a Status
+// with the same code and a message saying what was wrong.
 func FuzzHTTPHandler(f *testing.F) {
 	f.Add([]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","operation":"CREATE","kind":{"version":"v1","kind":"Pod"},"object":{"kind":"Pod","spec":{"containers":[{"name":"a"}]}}}}`))
 	f.Add([]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","operation":"UPDATE","kind":{"version":"v1","kind":"Pod"},"object":{"kind":"Pod"},"oldObject":{"spec":7}}}`))
@@ -55,12 +60,28 @@ func FuzzHTTPHandler(f *testing.F) {
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, r.WithContext(context.Background()))
 		switch w.Code {
-		case http.StatusOK, http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusInternalServerError:
+		case http.StatusOK:
+			var sent, got admissionv1.AdmissionReview
+			// The adapter reads field names case-sensitively, as the apiserver writes them.
+			if err := kjson.UnmarshalCaseSensitivePreserveInts(body, &sent); err != nil || sent.Request == nil {
+				t.Fatalf("200 for a body that is no review (%v): %q", err, body)
+			}
+			if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil || got.Response == nil {
+				t.Fatalf("200 without an AdmissionReview response (%v): %q", err, w.Body.String())
+			}
+			if got.Response.UID != sent.Request.UID || got.APIVersion != sent.APIVersion || got.Kind != "AdmissionReview" {
+				t.Fatalf("answer %s %s for uid %q; the request was %s uid %q", got.APIVersion, got.Kind, got.Response.UID, sent.APIVersion, sent.Request.UID)
+			}
+			if !got.Response.Allowed {
+				t.Fatalf("a validator that admits everything answered allowed=false: %q", w.Body.String())
+			}
+		case http.StatusBadRequest, http.StatusRequestEntityTooLarge:
+			var status metav1.Status
+			if err := json.Unmarshal(w.Body.Bytes(), &status); err != nil || status.Kind != "Status" || int(status.Code) != w.Code || status.Message == "" {
+				t.Fatalf("a %d refusal without a Status saying why (%v): %q", w.Code, err, w.Body.String())
+			}
 		default:
-			t.Fatalf("unexpected HTTP status %d", w.Code)
-		}
-		if !json.Valid(w.Body.Bytes()) {
-			t.Fatalf("reply is not JSON: %q", w.Body.String())
+			t.Fatalf("HTTP status %d for a validator that cannot fail: %q", w.Code, w.Body.String())
 		}
 	})
 }
