@@ -40,10 +40,12 @@ func (e *ApplyError) Unwrap() error { return e.Reason }
 // ways webhooks rely on: a negative array index counts from the end (-1 is
 // the last element; for add, -1 appends), "~" not followed by 0 or 1 stands
 // for itself, replace of a missing object member adds it, add and replace
-// without a value write null, and the document itself (path "") can be
-// replaced but not added to. Two cases are stricter than the API server's,
+// without a value write null, test of a missing member with null succeeds, and the document itself (path "") can be
+// replaced but not added to, nor moved or copied. Three cases are stricter than the API server's,
 // where it behaves in ways no webhook should depend on: copy from a missing
-// member is an error (the API server writes null), and test compares values
+// member is an error (the API server writes null), a path or from that is not a
+// JSON pointer (does not start with "/") is an error (the API server reads
+// "a/b" as "/a/b" and "0/" as the member ""), and test compares values
 // by meaning (1 equals 1.0, "a" equals "\u0061"; the API server compares
 // numbers and strings by spelling).
 //
@@ -253,6 +255,9 @@ func (a *applier) apply(op *Operation) error {
 		}
 		return a.replace(op.Path, v)
 	case OpMove:
+		if op.From == "" {
+			return errors.New("from: the document itself cannot be moved or copied") // as in evanphx
+		}
 		if op.From == op.Path {
 			key, v, err := a.lookup(op.From)
 			if err == nil && v == nil {
@@ -266,6 +271,9 @@ func (a *applier) apply(op *Operation) error {
 		}
 		return a.add(op.Path, v)
 	case OpCopy:
+		if op.From == "" {
+			return errors.New("from: the document itself cannot be moved or copied") // as in evanphx
+		}
 		key, v, err := a.lookup(op.From)
 		if err != nil {
 			return fmt.Errorf("from: %w", err)
@@ -292,6 +300,9 @@ func (a *applier) apply(op *Operation) error {
 			return err
 		}
 		if v == nil {
+			if want.kind == kindNull {
+				return nil // a missing member tests as null, as in evanphx
+			}
 			return fmt.Errorf("no member %q: %w", key, ErrTestFailed)
 		}
 		if !v.sameAs(want.src, want.tok, &differ{}) {

@@ -139,7 +139,7 @@ func TestApplyErrors(t *testing.T) {
 		{"move from a missing member", doc, Patch{{Op: OpMove, From: "/x", Path: "/y"}}, `operation 0 (move "/y"): from: no member "x"`},
 		{"move a missing member onto itself", doc, Patch{{Op: OpMove, From: "/x", Path: "/x"}}, `operation 0 (move "/x"): no member "x"`},
 		{"copy from a missing member", doc, Patch{{Op: OpCopy, From: "/x", Path: "/y"}}, `operation 0 (copy "/y"): from: no member "x"`},
-		{"test a missing member", doc, Patch{{Op: OpTest, Path: "/x", Value: json.RawMessage(`null`)}}, `operation 0 (test "/x"): no member "x": test failed`},
+		{"test a missing member", doc, Patch{{Op: OpTest, Path: "/x", Value: json.RawMessage(`1`)}}, `operation 0 (test "/x"): no member "x": test failed`},
 		{"test a different value", doc, Patch{{Op: OpTest, Path: "/a/b", Value: json.RawMessage(`[1,2,3]`)}}, `operation 0 (test "/a/b"): value differs: test failed`},
 		{"the second operation fails", doc, Patch{{Op: OpRemove, Path: "/s"}, {Op: OpRemove, Path: "/s"}}, `operation 1 (remove "/s"): no member "s"`},
 	}
@@ -233,8 +233,8 @@ func TestApplyCopyLimit(t *testing.T) {
 }
 
 // FuzzApply checks that Apply never panics, never changes its input, and returns valid compact
-// JSON or an error; the agreement with evanphx is checked by every test that uses apply and, for
-// the patches kube-apiserver receives, by dispatch's FuzzApplyMatchesEvanphx.
+// JSON or an error. Its agreement with evanphx, operation by operation and with the documented
+// departures only, is dispatch's FuzzPatchApplyMatchesEvanphx (which can import evanphx).
 func FuzzApply(f *testing.F) {
 	f.Add([]byte(`{"a":[1,{"b":null}],"c~d":"e"}`), []byte(`[{"op":"add","path":"/a/-","value":2},{"op":"remove","path":"/c~0d"}]`))
 	f.Add([]byte(`[[],{}]`), []byte(`[{"op":"move","from":"/0","path":"/1/x"},{"op":"copy","from":"/0","path":"/-1"},{"op":"test","path":"/0/x","value":[]}]`))
@@ -292,5 +292,20 @@ func TestPointerTokens(t *testing.T) {
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("PointerTokens(%q) (-want +got):\n%s", tt.pointer, diff)
 		}
+	}
+}
+
+// Like kube-apiserver's library, a test of a missing member with null succeeds; with any other
+// value it fails, and so does a test below a missing member.
+func TestApplyTestOfAMissingMember(t *testing.T) {
+	doc := []byte(`{"a":{}}`)
+	if _, err := Apply(doc, Patch{{Op: OpTest, Path: "/a/x", Value: json.RawMessage(`null`)}}); err != nil {
+		t.Errorf("test null of a missing member: %v", err)
+	}
+	if _, err := Apply(doc, Patch{{Op: OpTest, Path: "/a/x"}}); err != nil {
+		t.Errorf("test without a value (null) of a missing member: %v", err)
+	}
+	if _, err := Apply(doc, Patch{{Op: OpTest, Path: "/b/x", Value: json.RawMessage(`null`)}}); err == nil {
+		t.Error("test below a missing member succeeded")
 	}
 }
