@@ -60,6 +60,7 @@ func BenchmarkDiff(b *testing.B) {
 	for _, tc := range diffCases(b) {
 		for _, g := range generators() {
 			b.Run(tc.name+"/"+g.name, func(b *testing.B) {
+				checkDiff(b, tc.original, tc.modified, g)
 				b.SetBytes(int64(len(tc.original)))
 				b.ReportAllocs()
 				var out []byte
@@ -87,6 +88,15 @@ func BenchmarkLossless(b *testing.B) {
 		tc.mutate(mutated)
 		after := marshal(b, mutated)
 		b.Run(tc.name, func(b *testing.B) {
+			p, err := patch.Lossless(raw, before, after)
+			if err != nil {
+				b.Fatal(err)
+			}
+			encoded, err := p.MarshalJSON()
+			if err != nil {
+				b.Fatal(err)
+			}
+			checkTypedPatch(b, raw, encoded, tc.mutate, true)
 			b.SetBytes(int64(len(raw)))
 			b.ReportAllocs()
 			var out []byte
@@ -177,6 +187,11 @@ func BenchmarkTyped(b *testing.B) {
 	for _, tc := range typedCases() {
 		for _, path := range typedPaths() {
 			b.Run(tc.name+"/"+path.name, func(b *testing.B) {
+				encoded, err := path.run(raw, tc.mutate)
+				if err != nil {
+					b.Fatal(err)
+				}
+				checkTypedPatch(b, raw, encoded, tc.mutate, path.name == "admit")
 				b.SetBytes(int64(len(raw)))
 				b.ReportAllocs()
 				var out []byte
@@ -201,21 +216,56 @@ func reportPatch(b *testing.B, encoded []byte) {
 	b.ReportMetric(float64(len(ops)), "ops")
 }
 
-// TestPatchesApply checks that every library's patch, applied with the
-// API server's library, turns original into modified, so the benchmarks
-// compare equivalent work.
+// checkDiff fails tb unless g's patch, applied with the API server's library, turns original
+// into modified: every benchmark checks its output before measuring, so that it never times a
+// library doing less work than the others.
+func checkDiff(tb testing.TB, original, modified []byte, g generator) {
+	tb.Helper()
+	encoded, err := g.diff(original, modified)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	got := applyPatch(tb, original, encoded)
+	if !reflect.DeepEqual(decodeAny(tb, got), decodeAny(tb, modified)) {
+		tb.Fatalf("%s's patch %s does not turn original into modified", g.name, encoded)
+	}
+}
+
+// checkTypedPatch fails tb unless the patch, applied to raw with the API server's library, does
+// the mutation: the patched object, read as a Pod, is the raw object read as a Pod and mutated.
+// With keepsUnknown, spec.futureField (unknown to corev1) must survive too.
+func checkTypedPatch(tb testing.TB, raw, encoded []byte, mutate func(*corev1.Pod), keepsUnknown bool) {
+	tb.Helper()
+	patched := applyPatch(tb, raw, encoded)
+	want := decodePod(tb, raw)
+	mutate(want)
+	if got := decodePod(tb, patched); !reflect.DeepEqual(got, want) {
+		tb.Fatalf("the patch %s does not do the mutation: the patched Pod is not the mutated one", encoded)
+	}
+	if keepsUnknown {
+		if _, kept := decodeAny(tb, patched).(map[string]any)["spec"].(map[string]any)["futureField"]; !kept {
+			tb.Fatalf("the patch %s loses spec.futureField", encoded)
+		}
+	}
+}
+
+// TestPatchesApply runs the checks of the benchmarks without measuring: every library's patch
+// turns original into modified, and every typed path does the mutation.
 func TestPatchesApply(t *testing.T) {
 	for _, tc := range diffCases(t) {
 		for _, g := range generators() {
-			t.Run(tc.name+"/"+g.name, func(t *testing.T) {
-				encoded, err := g.diff(tc.original, tc.modified)
+			t.Run(tc.name+"/"+g.name, func(t *testing.T) { checkDiff(t, tc.original, tc.modified, g) })
+		}
+	}
+	raw := rawPod(t)
+	for _, tc := range typedCases() {
+		for _, path := range typedPaths() {
+			t.Run("typed/"+tc.name+"/"+path.name, func(t *testing.T) {
+				encoded, err := path.run(raw, tc.mutate)
 				if err != nil {
 					t.Fatal(err)
 				}
-				got := applyPatch(t, tc.original, encoded)
-				if !reflect.DeepEqual(decodeAny(t, got), decodeAny(t, tc.modified)) {
-					t.Errorf("patch %s does not turn original into modified", encoded)
-				}
+				checkTypedPatch(t, raw, encoded, tc.mutate, path.name == "admit")
 			})
 		}
 	}
@@ -241,7 +291,7 @@ func TestTypedPathKeepsUnknownFields(t *testing.T) {
 	}
 }
 
-func applyPatch(t *testing.T, doc, encoded []byte) []byte {
+func applyPatch(t testing.TB, doc, encoded []byte) []byte {
 	t.Helper()
 	if bytes.Equal(encoded, []byte("null")) { // jsondiff's empty patch
 		return doc
@@ -257,7 +307,7 @@ func applyPatch(t *testing.T, doc, encoded []byte) []byte {
 	return out
 }
 
-func decodeAny(t *testing.T, data []byte) any {
+func decodeAny(t testing.TB, data []byte) any {
 	t.Helper()
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
