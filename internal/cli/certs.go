@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -13,10 +11,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"sigs.k8s.io/yaml"
 
 	"github.com/admitkit/admit/certs"
 )
@@ -196,9 +190,11 @@ func newCertsInjectCommand(streams Streams) *cobra.Command {
 		Use:   "inject --ca-file FILE CONFIG.yaml...",
 		Short: "Write a CA bundle into the clientConfig of every webhook in configuration files",
 		Long: `Set clientConfig.caBundle of every webhook of the Mutating- and ValidatingWebhookConfigurations in
-the given files (multi-document YAML; "-" reads stdin). Other documents pass through unchanged. The CA
-file must contain only CERTIFICATE blocks: a private key is refused, so it can never land in a cluster
-object. Prints the result, or rewrites the files with --write.`,
+the given files (multi-document YAML; "-" reads stdin), and of the conversion webhook of
+CustomResourceDefinitions that have one. Only the caBundle values change: comments, key order,
+quoting and the other documents are kept as written. The CA file must contain only CERTIFICATE
+blocks: a private key is refused, so it can never land in a cluster object. Prints the result, or
+rewrites the files with --write.`,
 		Example: `  admit certs inject --ca-file tls/ca.crt deploy/webhooks.yaml | kubectl apply -f -
   admit certs inject --ca-file tls/ca.crt --write deploy/webhooks.yaml`,
 		Args: cobra.MinimumNArgs(1),
@@ -238,7 +234,7 @@ func (o *certsInjectOptions) run(streams Streams, files []string) error {
 			if err := os.WriteFile(name, out, 0o644); err != nil {
 				return err
 			}
-			fmt.Fprintf(streams.Err, "%s: caBundle set on %d webhooks\n", name, n)
+			fmt.Fprintf(streams.Err, "%s: caBundle set in %d client configurations\n", name, n)
 			continue
 		}
 		if _, err := streams.Out.Write(out); err != nil {
@@ -253,64 +249,4 @@ func readInput(name string, stdin io.Reader) ([]byte, error) {
 		return io.ReadAll(stdin)
 	}
 	return os.ReadFile(name)
-}
-
-// injectCABundle sets caBundle on every webhook of the webhook configurations in a YAML stream
-// and returns the stream with other documents unchanged, and how many webhooks it set.
-func injectCABundle(data, bundle []byte) ([]byte, int, error) {
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	var docs [][]byte
-	count := 0
-	for i := 1; ; i++ {
-		doc, err := reader.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, 0, fmt.Errorf("document %d: %w", i, err)
-		}
-		if len(bytes.TrimSpace(doc)) == 0 {
-			continue
-		}
-		var head unstructured.Unstructured
-		if err := yaml.Unmarshal(doc, &head.Object); err != nil {
-			return nil, 0, fmt.Errorf("document %d: %w", i, err)
-		}
-		var out any
-		switch {
-		case head.GetAPIVersion() == "admissionregistration.k8s.io/v1" && head.GetKind() == "MutatingWebhookConfiguration":
-			var c admissionregistrationv1.MutatingWebhookConfiguration
-			if err := yaml.UnmarshalStrict(doc, &c); err != nil {
-				return nil, 0, fmt.Errorf("document %d (%s %s): %w", i, head.GetKind(), head.GetName(), err)
-			}
-			for j := range c.Webhooks {
-				c.Webhooks[j].ClientConfig.CABundle = bundle
-				count++
-			}
-			out = &c
-		case head.GetAPIVersion() == "admissionregistration.k8s.io/v1" && head.GetKind() == "ValidatingWebhookConfiguration":
-			var c admissionregistrationv1.ValidatingWebhookConfiguration
-			if err := yaml.UnmarshalStrict(doc, &c); err != nil {
-				return nil, 0, fmt.Errorf("document %d (%s %s): %w", i, head.GetKind(), head.GetName(), err)
-			}
-			for j := range c.Webhooks {
-				c.Webhooks[j].ClientConfig.CABundle = bundle
-				count++
-			}
-			out = &c
-		}
-		if out == nil {
-			docs = append(docs, bytes.TrimRight(doc, "\n"))
-			continue
-		}
-		b, err := yaml.Marshal(out)
-		if err != nil {
-			return nil, 0, err
-		}
-		docs = append(docs, bytes.TrimRight(b, "\n"))
-	}
-	if len(docs) == 0 {
-		return nil, 0, errors.New("no documents found")
-	}
-	return append(bytes.Join(docs, []byte("\n---\n")), '\n'), count, nil
 }
