@@ -11,6 +11,7 @@ E2E_TIMEOUT ?= 20m
 
 include bench.mk
 include reliability.mk
+include image.mk
 
 all: build
 

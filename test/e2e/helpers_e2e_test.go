@@ -126,7 +126,9 @@ func admitBinary(t *testing.T) string {
 			return
 		}
 		builtAdmit.path = filepath.Join(dir, "admit")
+		// Static, as the image ships it (the reliability suite builds it alike: one compilation).
 		cmd := exec.Command("go", "build", "-o", builtAdmit.path, "github.com/admitkit/admit/cmd/admit")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			builtAdmit.err = fmt.Errorf("go build ./cmd/admit: %v\n%s", err, out)
 		}

@@ -54,7 +54,10 @@ func (b *builtCommand) build() {
 			return
 		}
 		b.path = filepath.Join(b.dir, "admit")
-		out, err := exec.Command("go", "build", "-o", b.path, "github.com/admitkit/admit/cmd/admit").CombinedOutput()
+		// Static, as the image ships it (and the e2e suite builds it: one compilation for both).
+		cmd := exec.Command("go", "build", "-o", b.path, "github.com/admitkit/admit/cmd/admit")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		out, err := cmd.CombinedOutput()
 		if err != nil {
 			b.err = fmt.Errorf("go build ./cmd/admit: %v\n%s", err, out)
 		}
