@@ -10,6 +10,6 @@ ARCH    ?= $(shell $(GO) env GOARCH)
 image:
 	@mkdir -p $(BIN)/linux
 	CGO_ENABLED=0 GOOS=linux GOARCH=$(ARCH) $(GO) build -trimpath \
-		-ldflags "-X github.com/admitkit/admit/internal/cli.version=$(VERSION)" -o $(BIN)/linux/admit ./cmd/admit
+		-ldflags "-s -w -X github.com/admitkit/admit/internal/cli.version=$(VERSION)" -o $(BIN)/linux/admit ./cmd/admit
 	$(GO) run ./hack/image -binary $(BIN)/linux/admit -out $(BIN)/image -tag $(IMAGE):$(VERSION) \
 		-version $(VERSION) -revision "$$(git rev-parse HEAD 2>/dev/null)" -arch $(ARCH)
