@@ -75,14 +75,10 @@ func (r *Registry) CRDConversion(crd string, cc ClientConfig) (*apiextensionsv1.
 		if cc.Namespace == "" {
 			return nil, fmt.Errorf("the conversion webhook for %s: a service client config needs the service's namespace", crd)
 		}
-		port := cc.Port
-		if port == 0 {
-			port = 443
-		}
-		path := found.Path
+		port, path := cc.servicePort(), found.Path
 		client.Service = &apiextensionsv1.ServiceReference{Name: cc.Service, Namespace: cc.Namespace, Port: &port, Path: &path}
 	} else {
-		url := strings.TrimSuffix(cc.URL, "/") + found.Path
+		url := cc.urlOf(found.Path)
 		client.URL = &url
 	}
 	return &apiextensionsv1.CustomResourceConversion{

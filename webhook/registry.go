@@ -261,6 +261,17 @@ type ClientConfig struct {
 	CABundle []byte
 }
 
+// servicePort is the Service's port, 443 when unset.
+func (c ClientConfig) servicePort() int32 {
+	if c.Port == 0 {
+		return 443
+	}
+	return c.Port
+}
+
+// urlOf is the URL of path on a server reached by URL.
+func (c ClientConfig) urlOf(path string) string { return strings.TrimSuffix(c.URL, "/") + path }
+
 // ConfigOptions shape the configurations the registry describes.
 type ConfigOptions struct {
 	// Name of both configurations.
@@ -339,14 +350,10 @@ func (r *Registry) Configurations(opts ConfigOptions) (*admissionregistrationv1.
 func commonWebhook(w Webhook, opts ConfigOptions) admissionregistrationv1.ValidatingWebhook {
 	client := admissionregistrationv1.WebhookClientConfig{CABundle: opts.CABundle}
 	if opts.Service != "" {
-		port := opts.Port
-		if port == 0 {
-			port = 443
-		}
-		path := w.Path
+		port, path := opts.servicePort(), w.Path
 		client.Service = &admissionregistrationv1.ServiceReference{Name: opts.Service, Namespace: opts.Namespace, Port: &port, Path: &path}
 	} else {
-		url := strings.TrimSuffix(opts.URL, "/") + w.Path
+		url := opts.urlOf(w.Path)
 		client.URL = &url
 	}
 	scope := w.Scope
