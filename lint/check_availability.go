@@ -73,7 +73,12 @@ func checkOwnNamespace(a *analysis) []finding {
 	return out
 }
 
-// checkNodeLeases (B05): webhooks on the kubelets' heartbeats.
+// shortLeaseTimeoutSeconds is the longest timeout under which a fail-open webhook on node
+// leases is only advice: kubelets renew every 10 s and retry, within the 40 s lease.
+const shortLeaseTimeoutSeconds = 3
+
+// checkNodeLeases (B05): webhooks on the kubelets' heartbeats, graded by what their outage
+// does to heartbeats: refused (fail closed), delayed past a renewal (long timeout), or not.
 func checkNodeLeases(a *analysis) []finding {
 	res, ok := preferredResource(a.mapper, schema.GroupResource{Group: "coordination.k8s.io", Resource: "leases"})
 	if !ok {
@@ -96,12 +101,22 @@ func checkNodeLeases(a *analysis) []finding {
 				continue
 			}
 			f := finding{
-				config: c, webhook: w, field: w.path().Child("namespaceSelector").String(), severity: Warning,
-				message: "intercepts the node heartbeat Leases in kube-node-lease: every kubelet renews one every few seconds, and while the webhook is slow or down healthy nodes look dead and their pods are evicted",
-				hint:    "exclude kube-node-lease: " + excludeNamespaceHint(kubeNodeLease),
+				config: c, webhook: w, field: w.path().Child("namespaceSelector").String(),
+				hint: "exclude kube-node-lease: " + excludeNamespaceHint(kubeNodeLease),
+			}
+			const heartbeat = "intercepts the node heartbeat Leases in kube-node-lease, which every kubelet renews every few seconds"
+			switch {
+			case w.failClosed():
+				f.severity = Error
+				f.message = heartbeat + ", and fails closed: while the webhook is down, renewals are refused, healthy nodes look dead and their pods are evicted"
+			case w.timeoutSeconds() > shortLeaseTimeoutSeconds:
+				f.severity = Warning
+				f.message = fmt.Sprintf("%s: it fails open, but while it is slow or unreachable every renewal waits up to %d s, long enough for healthy nodes to look dead", heartbeat, w.timeoutSeconds())
+			default:
+				f.severity = Info
+				f.message = fmt.Sprintf("%s: it fails open within %d s, so heartbeats survive its outages, at the cost of a call per renewal", heartbeat, w.timeoutSeconds())
 			}
 			if w.mutating {
-				f.severity = Error
 				f.message += "; a mutating webhook must never change them"
 			}
 			out = append(out, f)

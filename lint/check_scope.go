@@ -96,7 +96,7 @@ func checkMatchPolicy(a *analysis) []finding {
 	var out []finding
 	for _, c := range a.configs {
 		for _, w := range c.webhooks {
-			if w.spec.MatchPolicy == nil || *w.spec.MatchPolicy != admissionregistrationv1.Exact {
+			if w.spec.MatchPolicy == nil || *w.spec.MatchPolicy != admissionregistrationv1.Exact || a.exactCannotMiss(w) {
 				continue
 			}
 			out = append(out, finding{
@@ -135,4 +135,33 @@ func checkMirrorPods(a *analysis) []finding {
 		}
 	}
 	return out
+}
+
+// exactCannotMiss is true when matchPolicy Exact changes nothing: every rule matches every
+// version, and no resource it matches has an equivalent in a group the rule leaves out (events
+// are served by the core group and events.k8s.io).
+func (a *analysis) exactCannotMiss(w *webhook) bool {
+	for _, rule := range w.spec.Rules {
+		if !slices.Contains(rule.APIVersions, "*") {
+			return false
+		}
+		if slices.Contains(rule.APIGroups, "*") {
+			continue
+		}
+		for _, res := range a.mapper.Resources() {
+			matched := slices.ContainsFunc(ops(admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete, admissionregistrationv1.Connect),
+				func(op admissionregistrationv1.OperationType) bool {
+					return ruleMatches(rule, request{gvr: res.GVR, operation: op, namespaced: res.Namespaced}, res.GVR)
+				})
+			if !slices.Contains(rule.APIGroups, res.GVR.Group) || !matched {
+				continue
+			}
+			for _, eq := range a.mapper.Equivalents(res.GVR, "") {
+				if !slices.Contains(rule.APIGroups, eq.Group) {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }

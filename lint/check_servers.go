@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -9,67 +10,98 @@ import (
 )
 
 // checkReplicas (B07) and checkDisruptionBudget (B08) look at the workloads serving fail-closed
-// webhooks, once per configuration and workload.
+// webhooks, once per workload: on the first configuration it serves, naming the others.
 func checkReplicas(a *analysis) []finding {
-	return forServingWorkloads(a, func(c *configuration, w *webhook, wl *workload) (finding, bool) {
-		if wl.replicas == nil || *wl.replicas >= 2 {
+	return forServingWorkloads(a, func(w *webhook, wl *workload, also string) (finding, bool) {
+		replicas, by, ok := a.inv.minReplicas(wl)
+		if !ok || replicas >= 2 {
 			return finding{}, false
 		}
+		runs := fmt.Sprintf("runs %s", plural(int(replicas), "replica"))
+		if by != "" {
+			runs = fmt.Sprintf("runs as few as %s (the minReplicas of %s)", plural(int(replicas), "replica"), by)
+		}
 		return finding{
-			config: c, webhook: w, field: w.path().Child("clientConfig", "service").String(),
-			message: fmt.Sprintf("fails closed, and its server %s runs %s: every rollout, node drain or crash makes the webhook unavailable and the writes it intercepts fail", wl, plural(int(*wl.replicas), "replica")),
+			config: w.config, webhook: w, field: w.path().Child("clientConfig", "service").String(),
+			message: fmt.Sprintf("fails closed, and its server %s %s%s: every rollout, node drain or crash makes the webhook unavailable and the writes it intercepts fail", wl, runs, also),
 			hint:    "run at least 2 replicas, spread over nodes with topologySpreadConstraints or pod anti-affinity",
 		}, true
 	})
 }
 
 func checkDisruptionBudget(a *analysis) []finding {
-	return forServingWorkloads(a, func(c *configuration, w *webhook, wl *workload) (finding, bool) {
+	return forServingWorkloads(a, func(w *webhook, wl *workload, also string) (finding, bool) {
 		if wl.kind == "DaemonSet" || a.inv.disruptionBudgetFor(wl, w.backend.namespace) != nil {
 			return finding{}, false
 		}
+		selector := wl.selectorLabels
+		if len(selector) == 0 {
+			selector = wl.templateLabels
+		}
 		return finding{
-			config: c, webhook: w, field: w.path().Child("clientConfig", "service").String(),
-			message: fmt.Sprintf("fails closed, and no PodDisruptionBudget in the input covers the pods of its server %s: a node drain may evict every replica at once", wl),
-			hint:    fmt.Sprintf("add a PodDisruptionBudget in %q selecting the server's pods (%s) with maxUnavailable: 1", w.backend.namespace, describeLabels(wl.templateLabels)),
+			config: w.config, webhook: w, field: w.path().Child("clientConfig", "service").String(),
+			message: fmt.Sprintf("fails closed, and no PodDisruptionBudget in the input covers the pods of its server %s%s: a node drain may evict every replica at once", wl, also),
+			hint:    fmt.Sprintf("add a PodDisruptionBudget in %q with the %s's selector (%s) and maxUnavailable: 1", w.backend.namespace, wl.kind, describeLabels(selector)),
 		}, true
 	})
 }
 
-func forServingWorkloads(a *analysis, check func(*configuration, *webhook, *workload) (finding, bool)) []finding {
-	var out []finding
+// forServingWorkloads calls check once for each workload serving a fail-closed webhook, with
+// the first such webhook and the other configurations the workload serves. Webhooks without
+// rules are left out: their rules are filled in at runtime, and until then they intercept
+// nothing.
+func forServingWorkloads(a *analysis, check func(w *webhook, wl *workload, also string) (finding, bool)) []finding {
+	type served struct {
+		first  *webhook
+		others []string
+	}
+	var order []*workload
+	byWorkload := map[*workload]*served{}
 	for _, c := range a.configs {
-		seen := map[*workload]bool{}
 		for _, w := range c.webhooks {
-			if !w.failClosed() || w.backend == nil {
+			if !w.failClosed() || w.backend == nil || len(w.spec.Rules) == 0 {
 				continue
 			}
 			for _, wl := range w.backend.workloads {
-				if seen[wl] {
+				s, seen := byWorkload[wl]
+				if !seen {
+					byWorkload[wl] = &served{first: w}
+					order = append(order, wl)
 					continue
 				}
-				seen[wl] = true
-				if f, ok := check(c, w, wl); ok {
-					out = append(out, f)
+				if s.first.config != c && !slices.Contains(s.others, c.display()) {
+					s.others = append(s.others, c.display())
 				}
 			}
+		}
+	}
+	var out []finding
+	for _, wl := range order {
+		s := byWorkload[wl]
+		also := ""
+		switch {
+		case len(s.others) > 2:
+			also = fmt.Sprintf(" (it also serves %d other configurations)", len(s.others))
+		case len(s.others) > 0:
+			also = fmt.Sprintf(" (it also serves %s)", strings.Join(s.others, " and "))
+		}
+		if f, ok := check(s.first, wl, also); ok {
+			out = append(out, f)
 		}
 	}
 	return out
 }
 
-// checkService (B09): a service clientConfig that leads nowhere. Only with Services in the
-// input: a file of webhook configurations alone says nothing about what is deployed.
+// checkService (B09): a service clientConfig that leads nowhere. Only where the input shows
+// the Service's namespace (a Service or a workload there): a file of webhook configurations
+// alone, or next to another project's objects, says nothing about what is deployed.
 func checkService(a *analysis) []finding {
-	if len(a.inv.services) == 0 {
-		return nil
-	}
 	var out []finding
 	for _, c := range a.configs {
 		seen := map[string]bool{}
 		for _, w := range c.webhooks {
 			b := w.backend
-			if b == nil {
+			if b == nil || !(a.inv.servicesIn(b.namespace) || a.inv.workloadsIn(b.namespace)) {
 				continue
 			}
 			key := fmt.Sprintf("%s:%d", b.key(), b.port)

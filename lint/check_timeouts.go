@@ -13,7 +13,9 @@ import (
 // longTimeoutSeconds is where D01 starts: the apiserver's default.
 const longTimeoutSeconds = 10
 
-// checkTimeout (D01): timeouts of 10 seconds or more.
+// checkTimeout (D01): timeouts of 10 seconds or more. The cost of a long timeout is on the
+// paths every workload shares (pods, workloads, core kinds): a webhook that only sees the
+// custom resources of its own project delays only those, which is advice, not a warning.
 func checkTimeout(a *analysis) []finding {
 	var out []finding
 	for _, c := range a.configs {
@@ -22,15 +24,34 @@ func checkTimeout(a *analysis) []finding {
 			if seconds < longTimeoutSeconds {
 				continue
 			}
+			path := w.path().Child("timeoutSeconds").String()
 			what := fmt.Sprintf("timeoutSeconds is %d", seconds)
-			if seconds == longTimeoutSeconds {
-				what += ", the default when unset"
+			if _, set, known := c.source.Field(path); known && !set {
+				what = fmt.Sprintf("timeoutSeconds is unset, so %d s (the default)", seconds)
 			}
-			out = append(out, finding{
-				config: c, webhook: w, field: w.path().Child("timeoutSeconds").String(),
-				message: fmt.Sprintf("%s: while the webhook is down or slow, every request it intercepts waits that long", what),
-				hint:    "set timeoutSeconds to 1-5: a webhook should answer in milliseconds",
-			})
+			f := finding{config: c, webhook: w, field: path,
+				hint: "set timeoutSeconds to the time the webhook needs at worst: 1-5 s for checks that stay in memory; a webhook that calls out (image registries, external services) needs more, but should then not sit on the paths every workload shares",
+			}
+			shared := a.sharedRequests(w)
+			if len(shared) == 0 {
+				f.severity = Info
+				f.message = what + ": it only intercepts custom resources, whose writes wait that long while the webhook is down or slow"
+			} else {
+				f.message = fmt.Sprintf("%s: while the webhook is down or slow, every request it intercepts waits that long, %s among them", what, describeRequests(shared))
+			}
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// sharedRequests lists the requests for Kubernetes' own resources a webhook's rules match:
+// the writes controllers, the scheduler and every user share.
+func (a *analysis) sharedRequests(w *webhook) []request {
+	var out []request
+	for _, r := range a.requestsToCheck() {
+		if a.builtin[r.gvr.GroupResource()] && w.matchesRules(a.mapper, r) {
+			out = append(out, r)
 		}
 	}
 	return out
@@ -132,6 +153,9 @@ func checkChainDeadline(a *analysis) []finding {
 // resource and subresource the mapper knows, by the verbs it supports, then the resources that
 // rules name but the mapper does not know (custom resources whose CRD is not in the input).
 func (a *analysis) requestsToCheck() []request {
+	if a.requests != nil {
+		return a.requests
+	}
 	var out []request
 	known := map[schema.GroupResource]bool{}
 	for _, res := range a.mapper.Resources() {
@@ -162,6 +186,7 @@ func (a *analysis) requestsToCheck() []request {
 			}
 		}
 	}
+	a.requests = out
 	return out
 }
 

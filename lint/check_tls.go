@@ -69,8 +69,8 @@ func checkCABundlePEM(a *analysis) []finding {
 	var out []finding
 	for _, c := range a.configs {
 		for _, g := range bundleGroups(c) {
-			if g.err == nil {
-				continue
+			if g.err == nil || emptyBundle(g.data) {
+				continue // an empty or blank bundle is rule E05's
 			}
 			hint := "set caBundle to the PEM of the CA certificate(s) that signed the serving certificate"
 			if bytes.Contains(g.data, []byte("PRIVATE KEY")) {
@@ -400,27 +400,36 @@ func checkEmptyCABundle(a *analysis) []finding {
 		if injected(c) {
 			continue
 		}
-		var first *webhook
-		count := 0
+		var empty []*webhook
 		for _, w := range c.webhooks {
-			if w.backend != nil && len(w.spec.ClientConfig.CABundle) == 0 {
-				if first == nil {
-					first = w
-				}
-				count++
+			if w.backend != nil && emptyBundle(w.spec.ClientConfig.CABundle) {
+				empty = append(empty, w)
 			}
 		}
-		if first == nil {
+		if len(empty) == 0 || len(a.caBundleFillers(c)) > 0 {
 			continue
 		}
-		message := "is empty and nothing declares it will be injected: the apiserver then verifies the server against its system roots, which never signed an in-cluster certificate"
-		if count > 1 {
-			message += fmt.Sprintf(" (%d webhooks of this configuration have no caBundle)", count)
+		first := empty[0]
+		f := finding{config: c, webhook: first, field: caBundleField(first),
+			hint: "set caBundle (admit certs inject --ca-file ca.crt), annotate the configuration for an injector (cert-manager.io/inject-ca-from: <namespace>/<certificate>), or ship what fills it in (its RBAC: update or patch on this configuration)",
 		}
-		out = append(out, finding{
-			config: c, webhook: first, field: caBundleField(first), message: message,
-			hint: "set caBundle (admit certs inject --ca-file ca.crt), or annotate the configuration for injection, e.g. cert-manager.io/inject-ca-from: <namespace>/<certificate>",
-		})
+		around := slices.ContainsFunc(empty, func(w *webhook) bool { return w.backend.svc != nil || a.inv.workloadsIn(w.backend.namespace) })
+		failClosed := slices.ContainsFunc(empty, (*webhook).failClosed)
+		switch {
+		case !around:
+			f.severity = Info
+			f.message = "is empty, and the input holds nothing around the configuration that says who fills it in (no Service, workload or RBAC rule): unless something outside the input does, the apiserver verifies the server against its system roots and every call fails"
+		case failClosed:
+			f.severity = Error
+			f.message = "is empty, and nothing in the input fills it in (no injection annotation, no ServiceAccount that may update the configuration): the apiserver verifies the server against its system roots, every call fails, and under failurePolicy Fail so does every write the webhook intercepts"
+		default:
+			f.severity = Warning
+			f.message = "is empty, and nothing in the input fills it in (no injection annotation, no ServiceAccount that may update the configuration): the apiserver verifies the server against its system roots, every call fails, and under failurePolicy Ignore the webhook silently does nothing"
+		}
+		if len(empty) > 1 {
+			f.message += fmt.Sprintf(" (%d webhooks of this configuration have no caBundle)", len(empty))
+		}
+		out = append(out, f)
 	}
 	return out
 }

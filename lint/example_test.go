@@ -50,7 +50,8 @@ func ExampleRun() {
 		fmt.Println(f.Location(), f.Severity, f.Rule, f.Name, f.Field)
 	}
 	// Output:
-	// injector.yaml:8 error B02 fail-closed-own-namespace webhooks[0].namespaceSelector
+	// injector.yaml:18 error B02 fail-closed-own-namespace webhooks[0].namespaceSelector
+	// injector.yaml:18 warning B11 fail-closed-add-on-namespaces webhooks[0].namespaceSelector
 }
 
 func ExampleWriteText() {
@@ -76,8 +77,16 @@ func ExampleWriteText() {
 	//           fix: exclude the server's namespace: add {key: kubernetes.io/metadata.name, operator:
 	//           NotIn, values: [injector-system]} to namespaceSelector.matchExpressions, or label it
 	//           admit.dev/runlevel=2 and exclude runlevels up to 2
+	//   error   E05 empty-ca-bundle: webhooks[0].clientConfig.caBundle (webhook "pods.injector.example.com")
+	//           is empty, and nothing in the input fills it in (no injection annotation, no ServiceAccount
+	//           that may update the configuration): the apiserver verifies the server against its system
+	//           roots, every call fails, and under failurePolicy Fail so does every write the webhook
+	//           intercepts
+	//           fix: set caBundle (admit certs inject --ca-file ca.crt), annotate the configuration for an
+	//           injector (cert-manager.io/inject-ca-from: <namespace>/<certificate>), or ship what fills
+	//           it in (its RBAC: update or patch on this configuration)
 	//
-	// 1 error (2 below error)
+	// 2 errors (2 below error)
 }
 
 func ExampleRules() {

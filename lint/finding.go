@@ -23,10 +23,14 @@ type Finding struct {
 	// Field is the path of the field to change, as the apiserver writes paths:
 	// "webhooks[0].namespaceSelector".
 	Field string `json:"field,omitempty"`
-	// File and Line locate the configuration: the file it was read from and the line its
-	// document starts at (0 when unknown, e.g. read from a cluster).
-	File string `json:"file,omitempty"`
-	Line int    `json:"line,omitempty"`
+	// File is the file the configuration was read from. Line and Column locate Field in it
+	// (its key), or the nearest part of the path that is in the file when the field is unset
+	// (the webhook, the configuration); ConfigurationLine is where the configuration's
+	// document starts. All are 0 when unknown, e.g. read from a cluster.
+	File              string `json:"file,omitempty"`
+	Line              int    `json:"line,omitempty"`
+	Column            int    `json:"column,omitempty"`
+	ConfigurationLine int    `json:"configurationLine,omitempty"`
 	// Message says what is wrong and why it matters; Hint how to fix it.
 	Message string `json:"message"`
 	Hint    string `json:"hint,omitempty"`
@@ -46,10 +50,18 @@ const (
 	SuppressedByOption Suppression = "option"
 )
 
-// Location renders where the configuration is: "file:line", "file", or "".
+// Location renders where the finding is: "file:line", "file", or "".
 func (f Finding) Location() string {
 	if f.File != "" && f.Line > 0 {
 		return f.File + ":" + strconv.Itoa(f.Line)
+	}
+	return f.File
+}
+
+// ConfigurationLocation renders where the configuration is: "file:line", "file", or "".
+func (f Finding) ConfigurationLocation() string {
+	if f.File != "" && f.ConfigurationLine > 0 {
+		return f.File + ":" + strconv.Itoa(f.ConfigurationLine)
 	}
 	return f.File
 }

@@ -1,12 +1,15 @@
 package lint
 
 import (
+	"cmp"
 	"crypto/x509"
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -27,11 +30,18 @@ type inventory struct {
 	namespaces map[string]labels.Set
 	services   map[namespacedName]*corev1.Service
 	workloads  []*workload
-	pdbs       []*policyv1.PodDisruptionBudget
+	// jobs are the Jobs and CronJobs: not servers, but what they run as can fill a caBundle.
+	jobs []*workload
+	pdbs []*policyv1.PodDisruptionBudget
 	// secrets holds the certificates of Secrets with a tls.crt.
 	secrets      map[namespacedName][]*x509.Certificate
 	certificates map[namespacedName]*certificateSpec
 	crds         []*apiextensionsv1.CustomResourceDefinition
+	// clusterRoles and clusterRoleBindings say who may change webhook configurations (who
+	// fills their caBundle); hpas raise the replicas a workload runs.
+	clusterRoles        map[string]*rbacv1.ClusterRole
+	clusterRoleBindings []*rbacv1.ClusterRoleBinding
+	hpas                []autoscaler
 	// objects are every object of the input by kind (policies' parameters are any kind).
 	objects map[schema.GroupKind][]objectRef
 }
@@ -72,9 +82,14 @@ type objectRef struct {
 // the Secrets they mount, and how many replicas it runs.
 type workload struct {
 	kind, namespace, name string
+	// serviceAccount is the name of the ServiceAccount its pods run as ("default" when unset).
+	serviceAccount string
 	// replicas is nil for a DaemonSet (one per node) and 1 when a Deployment leaves it unset.
 	replicas       *int32
 	templateLabels labels.Set
+	// selectorLabels are the matchLabels of its selector: the labels that identify its pods
+	// from one version to the next, unlike version labels of the template.
+	selectorLabels labels.Set
 	secretVolumes  []string
 }
 
@@ -106,6 +121,7 @@ func newInventory(set *config.Set) (*inventory, error) {
 		services:     map[namespacedName]*corev1.Service{},
 		secrets:      map[namespacedName][]*x509.Certificate{},
 		certificates: map[namespacedName]*certificateSpec{},
+		clusterRoles: map[string]*rbacv1.ClusterRole{},
 	}
 	for _, obj := range set.Others {
 		if err := inv.add(obj.Object); err != nil {
@@ -123,6 +139,9 @@ func (inv *inventory) add(u *unstructured.Unstructured) error {
 	inv.objects[gvk.GroupKind()] = append(inv.objects[gvk.GroupKind()], objectRef{namespace: u.GetNamespace(), name: u.GetName(), labels: u.GetLabels()})
 	if gvk.Group == certificateGroup && gvk.Kind == certificateKind {
 		return inv.addCertificate(u)
+	}
+	if gvk.Group == autoscalingGroup && gvk.Kind == "HorizontalPodAutoscaler" {
+		return inv.addAutoscaler(u)
 	}
 	switch gvk {
 	case corev1.SchemeGroupVersion.WithKind("Namespace"):
@@ -152,7 +171,7 @@ func (inv *inventory) add(u *unstructured.Unstructured) error {
 		if d.Spec.Replicas != nil {
 			replicas = *d.Spec.Replicas
 		}
-		inv.workloads = append(inv.workloads, newWorkload("Deployment", d.ObjectMeta, &replicas, d.Spec.Template))
+		inv.workloads = append(inv.workloads, newWorkload("Deployment", d.ObjectMeta, &replicas, d.Spec.Template).withSelector(d.Spec.Selector))
 	case appsv1.SchemeGroupVersion.WithKind("StatefulSet"):
 		var s appsv1.StatefulSet
 		if err := fromUnstructured(u, &s); err != nil {
@@ -162,13 +181,37 @@ func (inv *inventory) add(u *unstructured.Unstructured) error {
 		if s.Spec.Replicas != nil {
 			replicas = *s.Spec.Replicas
 		}
-		inv.workloads = append(inv.workloads, newWorkload("StatefulSet", s.ObjectMeta, &replicas, s.Spec.Template))
+		inv.workloads = append(inv.workloads, newWorkload("StatefulSet", s.ObjectMeta, &replicas, s.Spec.Template).withSelector(s.Spec.Selector))
 	case appsv1.SchemeGroupVersion.WithKind("DaemonSet"):
 		var d appsv1.DaemonSet
 		if err := fromUnstructured(u, &d); err != nil {
 			return err
 		}
-		inv.workloads = append(inv.workloads, newWorkload("DaemonSet", d.ObjectMeta, nil, d.Spec.Template))
+		inv.workloads = append(inv.workloads, newWorkload("DaemonSet", d.ObjectMeta, nil, d.Spec.Template).withSelector(d.Spec.Selector))
+	case batchv1.SchemeGroupVersion.WithKind("Job"):
+		var j batchv1.Job
+		if err := fromUnstructured(u, &j); err != nil {
+			return err
+		}
+		inv.jobs = append(inv.jobs, newWorkload("Job", j.ObjectMeta, nil, j.Spec.Template))
+	case batchv1.SchemeGroupVersion.WithKind("CronJob"):
+		var j batchv1.CronJob
+		if err := fromUnstructured(u, &j); err != nil {
+			return err
+		}
+		inv.jobs = append(inv.jobs, newWorkload("CronJob", j.ObjectMeta, nil, j.Spec.JobTemplate.Spec.Template))
+	case rbacv1.SchemeGroupVersion.WithKind("ClusterRole"):
+		role := &rbacv1.ClusterRole{}
+		if err := fromUnstructured(u, role); err != nil {
+			return err
+		}
+		inv.clusterRoles[role.Name] = role
+	case rbacv1.SchemeGroupVersion.WithKind("ClusterRoleBinding"):
+		binding := &rbacv1.ClusterRoleBinding{}
+		if err := fromUnstructured(u, binding); err != nil {
+			return err
+		}
+		inv.clusterRoleBindings = append(inv.clusterRoleBindings, binding)
 	case policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget"):
 		pdb := &policyv1.PodDisruptionBudget{}
 		if err := fromUnstructured(u, pdb); err != nil {
@@ -186,7 +229,8 @@ func (inv *inventory) add(u *unstructured.Unstructured) error {
 }
 
 func newWorkload(kind string, meta metav1.ObjectMeta, replicas *int32, template corev1.PodTemplateSpec) *workload {
-	w := &workload{kind: kind, namespace: meta.Namespace, name: meta.Name, replicas: replicas, templateLabels: labels.Set(template.Labels)}
+	w := &workload{kind: kind, namespace: meta.Namespace, name: meta.Name, replicas: replicas, templateLabels: labels.Set(template.Labels),
+		serviceAccount: cmp.Or(template.Spec.ServiceAccountName, template.Spec.DeprecatedServiceAccount, "default")}
 	for _, v := range template.Spec.Volumes {
 		if v.Secret != nil {
 			w.secretVolumes = append(w.secretVolumes, v.Secret.SecretName)
@@ -198,6 +242,14 @@ func newWorkload(kind string, meta metav1.ObjectMeta, replicas *int32, template 
 				}
 			}
 		}
+	}
+	return w
+}
+
+// withSelector records the workload's selector labels.
+func (w *workload) withSelector(selector *metav1.LabelSelector) *workload {
+	if selector != nil && len(selector.MatchLabels) > 0 {
+		w.selectorLabels = labels.Set(selector.MatchLabels)
 	}
 	return w
 }
@@ -272,6 +324,16 @@ func (inv *inventory) selectedWorkloads(svc *corev1.Service, namespace string) [
 	return out
 }
 
+// servicesIn says whether the input has any Service in the namespace.
+func (inv *inventory) servicesIn(namespace string) bool {
+	for key := range inv.services {
+		if inNamespace(key.namespace, namespace) {
+			return true
+		}
+	}
+	return false
+}
+
 // workloadsIn says whether the input has any workload in the namespace.
 func (inv *inventory) workloadsIn(namespace string) bool {
 	for _, w := range inv.workloads {
@@ -299,4 +361,51 @@ func (inv *inventory) disruptionBudgetFor(w *workload, namespace string) *policy
 		}
 	}
 	return nil
+}
+
+// autoscalingGroup is the group of HorizontalPodAutoscalers, read in any version: the fields
+// lint needs are the same in all.
+const autoscalingGroup = "autoscaling"
+
+// autoscaler is what lint needs of a HorizontalPodAutoscaler: the workload it scales and its
+// floor.
+type autoscaler struct {
+	namespace, targetKind, targetName string
+	minReplicas                       int64
+}
+
+func (inv *inventory) addAutoscaler(u *unstructured.Unstructured) error {
+	hpa := autoscaler{namespace: u.GetNamespace(), minReplicas: 1}
+	var err error
+	if hpa.targetKind, _, err = unstructured.NestedString(u.Object, "spec", "scaleTargetRef", "kind"); err != nil {
+		return fmt.Errorf("spec.scaleTargetRef.kind: %w", err)
+	}
+	if hpa.targetName, _, err = unstructured.NestedString(u.Object, "spec", "scaleTargetRef", "name"); err != nil {
+		return fmt.Errorf("spec.scaleTargetRef.name: %w", err)
+	}
+	if min, found, err := unstructured.NestedFieldNoCopy(u.Object, "spec", "minReplicas"); err == nil && found {
+		switch v := min.(type) {
+		case int64:
+			hpa.minReplicas = v
+		case float64:
+			hpa.minReplicas = int64(v)
+		}
+	}
+	inv.hpas = append(inv.hpas, hpa)
+	return nil
+}
+
+// minReplicas is the least number of replicas the workload runs: its own, or the floor of an
+// autoscaler that scales it. ok is false for a DaemonSet.
+func (inv *inventory) minReplicas(w *workload) (replicas int64, by string, ok bool) {
+	if w.replicas == nil {
+		return 0, "", false
+	}
+	replicas = int64(*w.replicas)
+	for _, hpa := range inv.hpas {
+		if hpa.targetKind == w.kind && hpa.targetName == w.name && inNamespace(hpa.namespace, w.namespace) {
+			return hpa.minReplicas, "HorizontalPodAutoscaler " + namespacedName{hpa.namespace, w.name}.String(), true
+		}
+	}
+	return replicas, "", true
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/admitkit/admit/dispatch/config"
 	"github.com/admitkit/admit/resources"
 )
@@ -68,9 +70,12 @@ type analysis struct {
 	inv            *inventory
 	configs        []*configuration
 	restartWrites  []restartWrite
-	policies       []*admissionPolicy
-	bindings       []*policyBinding
-	checker        PolicyChecker
+	// builtin holds the resources Kubernetes itself serves, as opposed to custom resources.
+	builtin  map[schema.GroupResource]bool
+	requests []request
+	policies []*admissionPolicy
+	bindings []*policyBinding
+	checker  PolicyChecker
 }
 
 // finding is what a check reports; Run completes it with the rule and the configuration.
@@ -95,7 +100,7 @@ func checks() []check {
 		"A01": checkInvalid, "A02": checkAPIServerWarnings,
 		"B01": checkKubeSystem, "B02": checkOwnNamespace, "B03": checkLowerRunlevel, "B04": checkCycles,
 		"B05": checkNodeLeases, "B06": checkVirtualResources, "B07": checkReplicas, "B08": checkDisruptionBudget,
-		"B09": checkService,
+		"B09": checkService, "B10": checkWorkloads, "B11": checkAddonNamespaces,
 		"C01": checkWildcards, "C02": checkMatchConditions, "C03": checkMatchPolicy, "C04": checkMirrorPods,
 		"D01": checkTimeout, "D02": checkChainDeadline,
 		"E01": checkCABundlePEM, "E02": checkExpiry, "E03": checkNames, "E04": checkSHA1, "E05": checkEmptyCABundle,
@@ -169,6 +174,9 @@ func newAnalysis(set *config.Set, opts Options, index map[string]string) (*analy
 		}
 	}
 	a.mapper = mapper
+	if a.builtin, err = builtinResources(); err != nil {
+		return nil, err
+	}
 	a.restartWrites = restartWrites(mapper)
 	if a.configs, err = buildConfigurations(set, inv, index); err != nil {
 		return nil, err
@@ -190,8 +198,11 @@ func complete(rule Rule, f finding, optionDisabled map[string]bool) Finding {
 	out := Finding{
 		Rule: rule.ID, Name: rule.Name, Severity: cmp.Or(f.severity, rule.Severity),
 		Kind: f.config.kind, Configuration: f.config.name, Field: f.field,
-		File: f.config.source.File, Line: f.config.source.Line,
+		File: f.config.source.File, Line: f.config.source.Line, ConfigurationLine: f.config.source.Line,
 		Message: f.message, Hint: f.hint,
+	}
+	if pos, _, ok := f.config.source.Field(f.field); ok {
+		out.Line, out.Column = pos.Line, pos.Column
 	}
 	if f.webhook != nil {
 		out.Webhook = f.webhook.spec.Name
@@ -218,7 +229,7 @@ func compareFindings(configs []*configuration) func(x, y Finding) int {
 	return func(x, y Finding) int {
 		return cmp.Or(
 			cmp.Compare(position[[2]string{x.Kind, x.Configuration}], position[[2]string{y.Kind, y.Configuration}]),
-			cmp.Compare(x.File, y.File), cmp.Compare(x.Line, y.Line),
+			cmp.Compare(x.File, y.File), cmp.Compare(x.ConfigurationLine, y.ConfigurationLine),
 			cmp.Compare(webhookIndex(x.Field), webhookIndex(y.Field)),
 			cmp.Compare(x.Rule, y.Rule),
 			compareFieldPaths(x.Field, y.Field),
@@ -269,3 +280,16 @@ func leadingRun(s string) (run, rest string) {
 }
 
 func isDigit(b byte) bool { return '0' <= b && b <= '9' }
+
+// builtinResources lists the resources kube-apiserver serves itself.
+func builtinResources() (map[schema.GroupResource]bool, error) {
+	mapper, err := resources.Builtin()
+	if err != nil {
+		return nil, err
+	}
+	out := map[schema.GroupResource]bool{}
+	for _, r := range mapper.Resources() {
+		out[r.GVR.GroupResource()] = true
+	}
+	return out, nil
+}

@@ -299,7 +299,7 @@ func TestCompareFieldPaths(t *testing.T) {
 func TestWriteText(t *testing.T) {
 	findings := []Finding{
 		{Rule: "D01", Name: "long-timeout", Severity: Warning, Kind: "ValidatingWebhookConfiguration", Configuration: "a", Webhook: "w.example.com",
-			Field: "webhooks[0].timeoutSeconds", File: "hooks.yaml", Line: 3, Message: strings.Repeat("word ", 30), Hint: "lower it"},
+			Field: "webhooks[0].timeoutSeconds", File: "hooks.yaml", Line: 9, ConfigurationLine: 3, Message: strings.Repeat("word ", 30), Hint: "lower it"},
 		{Rule: "C02", Name: "broad-without-match-conditions", Severity: Info, Kind: "ValidatingWebhookConfiguration", Configuration: "a", Message: "info"},
 		{Rule: "A01", Name: "invalid", Severity: Error, Kind: "MutatingWebhookConfiguration", Configuration: "b", Field: "metadata.name", Message: "bad", Suppressed: SuppressedByOption},
 	}

@@ -19,7 +19,7 @@ func WriteText(w io.Writer, findings []Finding, threshold Severity) error {
 	group := ""
 	for _, f := range shown {
 		header := fmt.Sprintf("%s %q", f.Kind, f.Configuration)
-		if loc := f.Location(); loc != "" {
+		if loc := f.ConfigurationLocation(); loc != "" {
 			header += "  " + loc
 		}
 		if header != group {

@@ -12,6 +12,10 @@ type Options struct {
 	// Recursive makes Load read the subdirectories of the directories it is given, like
 	// kubectl's -R. Without it only the files directly in a directory are read.
 	Recursive bool
+	// KeepGoing makes Load return the objects of the files that read along with the error
+	// about those that did not, so that one bad file does not hide the others (a linter
+	// reports it and goes on). A file with any problem contributes no object.
+	KeepGoing bool
 }
 
 // Load reads files and directories of objects (see Parse for formats and decoding). A file given
@@ -19,7 +23,8 @@ type Options struct {
 // are read, in lexical order, which makes the order of the Set stable. A directory without such
 // files is not an error: the Set is empty.
 //
-// Every problem in every file is reported; on error no Set is returned.
+// Every problem in every file is reported; on error no Set is returned, unless
+// Options.KeepGoing is set.
 func Load(opts Options, paths ...string) (*Set, error) {
 	set := &Set{}
 	var errs []error
@@ -36,6 +41,9 @@ func Load(opts Options, paths ...string) (*Set, error) {
 		errs = append(errs, loadFile(set, path))
 	}
 	if err := errors.Join(errs...); err != nil {
+		if opts.KeepGoing {
+			return set, err
+		}
 		return nil, err
 	}
 	return set, nil

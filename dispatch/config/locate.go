@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 
@@ -21,8 +22,15 @@ type locator struct {
 // ints): the line of its key, or of the deepest part of the path that was found; 0 when the
 // document cannot be parsed again.
 func (l *locator) line(path []any) int {
+	line, _, _ := l.position(path)
+	return line
+}
+
+// position returns the line and column in the file of the field at path, as line does, and how
+// many elements of the path were found.
+func (l *locator) position(path []any) (line, column, depth int) {
 	if l == nil {
-		return 0
+		return 0, 0, 0
 	}
 	if !l.parsed {
 		l.parsed = true
@@ -32,18 +40,19 @@ func (l *locator) line(path []any) int {
 		}
 	}
 	if l.root == nil {
-		return 0
+		return 0, 0, 0
 	}
-	node, line := l.root, l.root.Line
+	node, key := l.root, l.root
 	for _, element := range path {
 		node = resolveAlias(node)
 		next, at := child(node, element)
 		if next == nil {
 			break
 		}
-		node, line = next, at
+		node, key = next, at
+		depth++
 	}
-	return l.firstLine + line - 1
+	return l.firstLine + key.Line - 1, key.Column, depth
 }
 
 func resolveAlias(node *yamlv3.Node) *yamlv3.Node {
@@ -54,24 +63,25 @@ func resolveAlias(node *yamlv3.Node) *yamlv3.Node {
 	return node
 }
 
-// child returns the node under node for a key or an index, and the line that names it.
-func child(node *yamlv3.Node, element any) (*yamlv3.Node, int) {
+// child returns the node under node for a key or an index, and the node that names it: the
+// key, or the item itself.
+func child(node *yamlv3.Node, element any) (*yamlv3.Node, *yamlv3.Node) {
 	switch element := element.(type) {
 	case string:
 		if node.Kind != yamlv3.MappingNode {
-			return nil, 0
+			return nil, nil
 		}
 		for i := 0; i+1 < len(node.Content); i += 2 {
 			if node.Content[i].Value == element {
-				return node.Content[i+1], node.Content[i].Line
+				return node.Content[i+1], node.Content[i]
 			}
 		}
 	case int:
 		if node.Kind == yamlv3.SequenceNode && element >= 0 && element < len(node.Content) {
-			return node.Content[element], node.Content[element].Line
+			return node.Content[element], node.Content[element]
 		}
 	}
-	return nil, 0
+	return nil, nil
 }
 
 // parseFieldPath splits a path of the JSON decoder's strict errors, e.g.
@@ -96,4 +106,45 @@ func parseFieldPath(path string) []any {
 		}
 	}
 	return elements
+}
+
+// overridesOnlyMergedKeys says whether a YAML document uses merge keys ("<<") and repeats no
+// key within one mapping: then the strict conversion's "already set in map" errors are about
+// keys that override merged ones, which YAML allows.
+func overridesOnlyMergedKeys(text []byte) bool {
+	if !bytes.Contains(text, []byte("<<")) {
+		return false
+	}
+	var root yamlv3.Node
+	if err := yamlv3.Unmarshal(text, &root); err != nil {
+		return false
+	}
+	merges := false
+	var walk func(n *yamlv3.Node, depth int) bool
+	walk = func(n *yamlv3.Node, depth int) bool {
+		if depth > 256 {
+			return false
+		}
+		if n.Kind == yamlv3.MappingNode {
+			seen := map[string]bool{}
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				key := n.Content[i]
+				if key.Tag == "!!merge" || key.Value == "<<" {
+					merges = true
+					continue
+				}
+				if seen[key.Value] {
+					return false
+				}
+				seen[key.Value] = true
+			}
+		}
+		for _, c := range n.Content {
+			if !walk(c, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return walk(&root, 0) && merges
 }

@@ -30,17 +30,27 @@ const maxListDepth = 8
 // misspelt namespaceSelector must not silently match every namespace) and then defaulted with
 // SetDefaultsMutating or SetDefaultsValidating. They are not validated: see Set.Validate.
 // Objects of other kinds are kept as read, in Set.Others. Duplicate keys are errors in any
-// YAML document.
+// YAML document; a key overriding one merged in with "<<" is not a duplicate.
 //
-// Every problem is reported, each error starting with "file:line: ". On error no Set is
-// returned.
+// Every problem is reported, each error starting with "file:line: ". A file that does not read
+// and looks like a template ("{{ ... }}") gets a last error saying to render it first. On
+// error no Set is returned.
 func Parse(name string, data []byte) (*Set, error) {
 	p := &parser{set: &Set{}}
 	p.parseFile(name, data)
+	if len(p.errs) > 0 && looksLikeTemplate(data) {
+		p.errs = append(p.errs, fmt.Errorf("%s: this looks like a template ({{ ... }}), not a manifest: render it first (helm template RELEASE CHART, or your templating tool) and read the output", name))
+	}
 	if err := errors.Join(p.errs...); err != nil {
 		return nil, err
 	}
 	return p.set, nil
+}
+
+// looksLikeTemplate says whether data holds Go template actions, as Helm charts do.
+func looksLikeTemplate(data []byte) bool {
+	open := bytes.Index(data, []byte("{{"))
+	return open >= 0 && bytes.Contains(data[open:], []byte("}}"))
 }
 
 type parser struct {
@@ -78,6 +88,11 @@ func (p *parser) parseDocument(doc document, source Source) {
 	raw := doc.text
 	if !doc.json {
 		converted, err := yaml.YAMLToJSONStrict(doc.text)
+		if err != nil && overridesOnlyMergedKeys(doc.text) {
+			// A key that overrides one merged in with "<<" is not a duplicate: kubectl reads
+			// such documents, and so does the non-strict conversion.
+			converted, err = yaml.YAMLToJSON(doc.text)
+		}
 		if err != nil {
 			p.fail(yamlErrorSource(source, doc, err), fileLines(err, doc.firstLine))
 			return
@@ -146,6 +161,7 @@ func (p *parser) addObject(object map[string]any, raw []byte, source Source, loc
 		p.addListItems(apiVersion, kindName, items, source, loc, path, depth)
 		return
 	}
+	source.fields = &fieldLocator{loc: loc, prefix: path}
 	if apiVersion == "" {
 		p.fail(source, fmt.Errorf("%s has no apiVersion", subject(kindName, object)))
 		return

@@ -19,6 +19,40 @@ type Source struct {
 	// Item is the 1-based position of the object in the items of the List it came in, 0 when it
 	// did not come in a List.
 	Item int
+
+	// fields finds the positions of the object's fields in its document; nil for Go values
+	// and objects not read from text.
+	fields *fieldLocator
+}
+
+// Position is where a field is in a file: 1-based line and column of its key (of its first
+// character for a list item).
+type Position struct {
+	Line, Column int
+}
+
+// Field returns the position of the field at path (as the apiserver writes field paths:
+// "webhooks[0].clientConfig.caBundle") in the object's document, and whether the field itself
+// is there. When it is not, the position is that of the deepest part of the path that is, e.g.
+// the webhook of a field it leaves unset. ok is false, and the position zero, when the source
+// has no text (Go values, objects read from a cluster).
+func (s Source) Field(path string) (pos Position, found, ok bool) {
+	if s.fields == nil {
+		return Position{}, false, false
+	}
+	elements := parseFieldPath(path)
+	line, column, depth := s.fields.loc.position(append(append([]any{}, s.fields.prefix...), elements...))
+	if line == 0 {
+		return Position{}, false, false
+	}
+	return Position{Line: line, Column: column}, depth == len(s.fields.prefix)+len(elements), true
+}
+
+// fieldLocator is an object's place in its document: the document's locator and the path of
+// the object in it (a List's item).
+type fieldLocator struct {
+	loc    *locator
+	prefix []any
 }
 
 // String renders the source as "file:line", the form editors and terminals link to; Go values

@@ -133,6 +133,7 @@ func (o *lintOptions) run(ctx context.Context, streams Streams, paths []string) 
 		Now: o.now, Disable: o.disable, RequestTimeout: o.requestTimeout, ExpiryWarning: o.expiryWarning,
 	}
 	var set *config.Set
+	var loadErr error
 	switch {
 	case o.kubeconfig != "" && len(paths) > 0:
 		return badInput(errors.New("give files to lint or --kubeconfig, not both"))
@@ -141,8 +142,16 @@ func (o *lintOptions) run(ctx context.Context, streams Streams, paths []string) 
 			return err
 		}
 	case len(paths) > 0:
-		if set, err = o.readFiles(streams.In, paths); err != nil {
+		// A file that does not read is reported and the others linted: one bad file in a
+		// directory must not hide the findings of the rest. The exit code still says bad input.
+		if set, loadErr, err = o.readFiles(streams.In, paths); err != nil {
 			return badInput(err)
+		}
+		if loadErr != nil {
+			fmt.Fprintf(streams.Err, "admit lint: %v\n", loadErr)
+			if len(set.Mutating)+len(set.Validating)+len(set.Others) > 0 {
+				fmt.Fprintln(streams.Err, "admit lint: the files above were not linted; the others were")
+			}
 		}
 	default:
 		return badInput(errors.New(`nothing to lint: give files, directories or "-" (standard input), or --kubeconfig`))
@@ -166,32 +175,38 @@ func (o *lintOptions) run(ctx context.Context, streams Streams, paths []string) 
 	if err := o.write(streams.Out, findings, threshold); err != nil {
 		return err
 	}
+	if loadErr != nil {
+		return &exitError{code: ExitBadInput, err: errors.New("")}
+	}
 	if len(shown) > 0 {
 		return &exitError{code: ExitRejected, err: errors.New("")}
 	}
 	return nil
 }
 
-func (o *lintOptions) readFiles(stdin io.Reader, paths []string) (*config.Set, error) {
-	set := &config.Set{}
+// readFiles reads what it can of paths: the set of the files that read, and loadErr about
+// those that did not. err is for what stops the run (standard input unreadable).
+func (o *lintOptions) readFiles(stdin io.Reader, paths []string) (set *config.Set, loadErr, err error) {
+	set = &config.Set{}
+	var loadErrs []error
 	for _, path := range paths {
 		var loaded *config.Set
-		var err error
+		var pathErr error
 		if path == "-" {
 			data, readErr := io.ReadAll(stdin)
 			if readErr != nil {
-				return nil, fmt.Errorf("reading standard input: %w", readErr)
+				return nil, nil, fmt.Errorf("reading standard input: %w", readErr)
 			}
-			loaded, err = config.Parse("<stdin>", data)
+			loaded, pathErr = config.Parse("<stdin>", data)
 		} else {
-			loaded, err = config.Load(config.Options{Recursive: o.recursive}, path)
+			loaded, pathErr = config.Load(config.Options{Recursive: o.recursive, KeepGoing: true}, path)
 		}
-		if err != nil {
-			return nil, err
+		loadErrs = append(loadErrs, pathErr)
+		if loaded != nil {
+			set.Append(loaded)
 		}
-		set.Append(loaded)
 	}
-	return set, nil
+	return set, errors.Join(loadErrs...), nil
 }
 
 // readCluster reads the cluster of the kubeconfig, and its resources from discovery (the

@@ -48,7 +48,7 @@ cases:
     called: []
 `
 
-// writeSuite writes a test file where relative paths reach the repository's examples.
+// writeTestFile writes a test file where relative paths reach the repository's examples.
 func writeTestFile(t *testing.T, name, content string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "a", "b", "c")

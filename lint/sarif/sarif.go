@@ -90,7 +90,8 @@ type ArtifactLocation struct {
 
 // Region is a range of a file; lint knows the line a configuration starts at.
 type Region struct {
-	StartLine int `json:"startLine"`
+	StartLine   int `json:"startLine"`
+	StartColumn int `json:"startColumn,omitempty"`
 }
 
 // LogicalLocation names the configuration and field a result is about.
@@ -157,7 +158,7 @@ func result(f lint.Finding, ruleIndex int) Result {
 	}
 	location := Location{LogicalLocations: []LogicalLocation{{Name: f.Configuration, FullyQualifiedName: qualified, Kind: "resource"}}}
 	if f.File != "" && f.Line > 0 {
-		location.PhysicalLocation = &PhysicalLocation{ArtifactLocation: ArtifactLocation{URI: fileURI(f.File)}, Region: &Region{StartLine: f.Line}}
+		location.PhysicalLocation = &PhysicalLocation{ArtifactLocation: ArtifactLocation{URI: fileURI(f.File)}, Region: &Region{StartLine: f.Line, StartColumn: f.Column}}
 	}
 	r.Locations = []Location{location}
 	switch f.Suppressed {
