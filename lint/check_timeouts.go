@@ -7,6 +7,7 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -21,8 +22,8 @@ func checkTimeout(a *analysis) []finding {
 	for _, c := range a.configs {
 		for _, w := range c.webhooks {
 			seconds := w.timeoutSeconds()
-			if seconds < longTimeoutSeconds {
-				continue
+			if seconds < longTimeoutSeconds || len(w.spec.Rules) == 0 {
+				continue // without rules (filled in at runtime) it intercepts nothing yet
 			}
 			path := w.path().Child("timeoutSeconds").String()
 			what := fmt.Sprintf("timeoutSeconds is %d", seconds)
@@ -33,11 +34,17 @@ func checkTimeout(a *analysis) []finding {
 				hint: "set timeoutSeconds to the time the webhook needs at worst: 1-5 s for checks that stay in memory; a webhook that calls out (image registries, external services) needs more, but should then not sit on the paths every workload shares",
 			}
 			shared := a.sharedRequests(w)
-			if len(shared) == 0 {
+			switch {
+			case len(shared) == 0:
 				f.severity = Info
 				f.message = what + ": it only intercepts custom resources, whose writes wait that long while the webhook is down or slow"
-			} else {
-				f.message = fmt.Sprintf("%s: while the webhook is down or slow, every request it intercepts waits that long, %s among them", what, describeRequests(shared))
+			case w.objectSelector != nil && !w.objectSelector.Matches(labels.Set{}):
+				// An objectSelector that needs a label keeps the webhook to the project's own
+				// objects: other workloads never wait for it.
+				f.severity = Info
+				f.message = fmt.Sprintf("%s: it intercepts %s, but only objects its objectSelector selects (%s), whose writes wait that long while the webhook is down or slow", what, describeRequests(shared), w.objectSelector)
+			default:
+				f.message = fmt.Sprintf("%s: while the webhook is down or slow, every request it intercepts waits that long, among them writes every workload shares (%s)", what, describeRequests(shared))
 			}
 			out = append(out, f)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -20,6 +21,10 @@ type Project struct {
 	Commit string `json:"commit"`
 	// Paths are files or directories inside the repository; directories are read recursively.
 	Paths []string `json:"paths"`
+	// Kustomize, when set, is a directory among Paths holding the kustomization the project
+	// builds its release from: its output (kustomize build) is linted instead of Paths, as a
+	// base patched by its kustomization is not what ships.
+	Kustomize string `json:"kustomize,omitempty"`
 }
 
 type corpusFile struct {
@@ -70,6 +75,14 @@ func (p Project) validate() error {
 	for _, q := range p.Paths {
 		if err := checkRepoPath(q); err != nil {
 			errs = append(errs, err)
+		}
+	}
+	if p.Kustomize != "" {
+		if err := checkRepoPath(p.Kustomize); err != nil {
+			errs = append(errs, fmt.Errorf("kustomize: %w", err))
+		}
+		if !slices.ContainsFunc(p.Paths, func(q string) bool { return p.Kustomize == q || strings.HasPrefix(p.Kustomize, q+"/") }) {
+			errs = append(errs, fmt.Errorf("kustomize: %q is not under any of the paths", p.Kustomize))
 		}
 	}
 	return errors.Join(errs...)

@@ -29,6 +29,7 @@
 //	--check            exit 1 if a warning or error is unjudged, or a judgment is stale
 //	--corpus FILE      the projects (default hack/linteval/corpus.yaml)
 //	--judgments FILE   the verdicts (default hack/linteval/judgments.yaml)
+//	--analysis FILE    Markdown placed after the verdicts (default hack/linteval/analysis.md)
 //	--mirrors DIR      read git objects from DIR/<owner>+<name>/repo where there is one
 //	--out FILE         the report (default docs/lint-evaluation.md)
 //	--print-unjudged   print the unjudged warnings and errors as judgments.yaml entries
@@ -45,6 +46,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -59,8 +61,8 @@ func main() {
 }
 
 type options struct {
-	admit, cache, corpus, judgments, mirrors, out string
-	check, printUnjudged                          bool
+	admit, cache, corpus, judgments, mirrors, out, analysis string
+	check, printUnjudged                                    bool
 }
 
 // parseFlags parses the command line; on an error, it has printed it with the usage.
@@ -72,6 +74,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.cache, "cache", filepath.Join(".cache", "linteval"), "where the projects' files and clones are kept")
 	fs.BoolVar(&o.check, "check", false, "exit 1 if a warning or error is unjudged or a judgment matches no finding")
 	fs.StringVar(&o.corpus, "corpus", filepath.Join("hack", "linteval", "corpus.yaml"), "the projects to lint")
+	fs.StringVar(&o.analysis, "analysis", filepath.Join("hack", "linteval", "analysis.md"), "hand-written Markdown placed after the verdicts (none if the file does not exist)")
 	fs.StringVar(&o.judgments, "judgments", filepath.Join("hack", "linteval", "judgments.yaml"), "the verdicts on the findings")
 	fs.StringVar(&o.mirrors, "mirrors", "", "read git objects from DIR/<owner>+<name>/repo where it is a git directory")
 	fs.StringVar(&o.out, "out", filepath.Join("docs", "lint-evaluation.md"), "the report to write")
@@ -188,6 +191,12 @@ func evaluateProject(ctx context.Context, o options, p Project, judgments []Judg
 		r.Err = err
 		return r
 	}
+	if p.Kustomize != "" {
+		if err := buildKustomization(&m, p.Kustomize); err != nil {
+			r.Err = err
+			return r
+		}
+	}
 	out, err := runLint(ctx, admit, m)
 	if err != nil {
 		r.Err = err
@@ -210,8 +219,12 @@ func writeReportFile(o options, results []projectResult) error {
 		pairs = append(pairs, o.mirrors, "<mirrors>")
 	}
 	pairs = append(pairs, o.cache, "<cache>")
+	analysis, err := os.ReadFile(o.analysis)
+	if err != nil && !errors.Is(err, iofs.ErrNotExist) {
+		return fmt.Errorf("reading the analysis: %w", err)
+	}
 	var b strings.Builder
-	if err := writeReport(&b, results, reportOptions{Scrub: strings.NewReplacer(pairs...)}); err != nil {
+	if err := writeReport(&b, results, reportOptions{Scrub: strings.NewReplacer(pairs...), Analysis: string(analysis)}); err != nil {
 		return fmt.Errorf("writing the report: %w", err)
 	}
 	if err := os.WriteFile(o.out, []byte(b.String()), 0o644); err != nil {

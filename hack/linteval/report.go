@@ -145,6 +145,9 @@ type reportOptions struct {
 	// Scrub removes machine-specific text (the cache and mirror directories) from error
 	// messages and notes, so that the report is the same wherever it is generated.
 	Scrub *strings.Replacer
+	// Analysis is hand-written Markdown placed after the verdicts: what the numbers mean,
+	// which outage patterns are reported, what lint still misses.
+	Analysis string
 }
 
 // writeReport writes docs/lint-evaluation.md.
@@ -153,6 +156,9 @@ func writeReport(w io.Writer, results []projectResult, opts reportOptions) error
 	writeIntro(&b, results)
 	writeProjectTable(&b, results)
 	writeVerdictTable(&b, results)
+	if opts.Analysis != "" {
+		b.WriteString("\n" + strings.TrimSpace(opts.Analysis) + "\n\n")
+	}
 	b.WriteString("## Findings by project\n")
 	for _, r := range results {
 		writeProjectSection(&b, r, opts)
