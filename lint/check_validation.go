@@ -12,7 +12,7 @@ import (
 func checkInvalid(a *analysis) []finding {
 	var out []finding
 	first := map[[2]string]*configuration{}
-	for _, c := range a.configs {
+	for _, c := range a.all {
 		for _, err := range c.validate() {
 			out = append(out, finding{
 				config: c, webhook: c.webhookAt(err.Field), field: err.Field, message: err.ErrorBody(),
@@ -23,7 +23,7 @@ func checkInvalid(a *analysis) []finding {
 		if earlier, taken := first[key]; taken && c.name != "" {
 			out = append(out, finding{
 				config: c, field: "metadata.name",
-				message: fmt.Sprintf("a %s named %q is already defined at %s: applying both, the second replaces the first", c.kind, c.name, earlier.source),
+				message: fmt.Sprintf("a %s named %q is already defined at %s: applying both, the second replaces the first, and lint checks only the last", c.kind, c.name, earlier.source),
 				hint:    "give each configuration its own name, or merge their webhooks into one",
 			})
 			continue
@@ -37,7 +37,7 @@ func checkInvalid(a *analysis) []finding {
 // those about virtual resources, which B06 reports with more context.
 func checkAPIServerWarnings(a *analysis) []finding {
 	var out []finding
-	for _, c := range a.configs {
+	for _, c := range a.all {
 		for _, warning := range c.warnings() {
 			if mentionsVirtualResource(warning) {
 				continue

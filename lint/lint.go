@@ -68,8 +68,12 @@ type analysis struct {
 	runlevelLabels []string
 	mapper         *resources.Mapper
 	inv            *inventory
-	configs        []*configuration
-	restartWrites  []restartWrite
+	// configs are the configurations the cluster would hold: of several with one kind and
+	// name, the last replaces the others (as applying them in order does). all keeps every
+	// one, for the checks of the input itself (A01).
+	configs       []*configuration
+	all           []*configuration
+	restartWrites []restartWrite
 	// builtin holds the resources Kubernetes itself serves, as opposed to custom resources.
 	builtin  map[schema.GroupResource]bool
 	requests []request
@@ -140,7 +144,7 @@ func Run(set *config.Set, opts Options) ([]Finding, error) {
 			out = append(out, complete(c.rule, f, optionDisabled))
 		}
 	}
-	slices.SortStableFunc(out, compareFindings(a.configs))
+	slices.SortStableFunc(out, compareFindings(a.all))
 	return out, nil
 }
 
@@ -189,6 +193,7 @@ func newAnalysis(set *config.Set, opts Options, index map[string]string) (*analy
 		return nil, err
 	}
 	a.configs = append(a.configs, policyConfigs...)
+	a.all, a.configs = a.configs, effective(a.configs)
 	a.policies, a.bindings, a.checker = policies, bindings, opts.Policies
 	return a, nil
 }
@@ -292,4 +297,21 @@ func builtinResources() (map[schema.GroupResource]bool, error) {
 		out[r.GVR.GroupResource()] = true
 	}
 	return out, nil
+}
+
+// effective drops the configurations a later one of the same kind and name replaces, so that
+// a configuration given twice (two releases of a project, a file and its copy) is checked
+// once, as the cluster would hold it.
+func effective(configs []*configuration) []*configuration {
+	last := map[[2]string]int{}
+	for i, c := range configs {
+		last[[2]string{c.kind, c.name}] = i
+	}
+	var out []*configuration
+	for i, c := range configs {
+		if c.name == "" || last[[2]string{c.kind, c.name}] == i {
+			out = append(out, c)
+		}
+	}
+	return out
 }

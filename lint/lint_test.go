@@ -2,6 +2,7 @@ package lint
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"regexp"
 	"slices"
@@ -317,5 +318,41 @@ func TestWriteText(t *testing.T) {
 `
 	if diff := cmp.Diff(want, out.String()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestConfigurationGivenTwiceIsCheckedOnce lints a configuration given twice, as when two
+// releases of a project are linted together: A01 says the second replaces the first, and the
+// other rules see only the one the cluster would hold (D02 must not add the two copies'
+// timeouts up, D01 must not report each copy).
+func TestConfigurationGivenTwiceIsCheckedOnce(t *testing.T) {
+	const hook = `apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: injector}
+webhooks:
+- name: pods.injector.example.com
+  clientConfig: {url: "https://injector.example.com/mutate"}
+  rules: [{apiGroups: [""], apiVersions: [v1], resources: [pods], operations: [CREATE]}]
+  reinvocationPolicy: IfNeeded
+  timeoutSeconds: 30
+  failurePolicy: Ignore
+  sideEffects: None
+  admissionReviewVersions: [v1]
+`
+	set, err := config.Parse("releases.yaml", []byte(hook+"---\n"+hook))
+	if err != nil {
+		t.Fatal(err)
+	}
+	findings, err := Run(set, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range AtLeast(findings, Warning) {
+		got = append(got, fmt.Sprintf("%s line %d", f.Rule, f.ConfigurationLine))
+	}
+	want := []string{"A01 line 14", "D01 line 14"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
 	}
 }
