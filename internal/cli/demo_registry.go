@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"github.com/admitkit/admit/examples/builtin"
+	"github.com/admitkit/admit/builtin"
 	"github.com/admitkit/admit/webhook"
 )
 

@@ -79,7 +79,7 @@ throwaway CA and used instead.
 
 Exit codes: 0 every object admitted, 1 an object rejected, 2 bad input.`,
 		Example: `  # the built-in webhooks on an example Deployment
-  admit review -f examples/builtin/testdata/demo-deployment.yaml
+  admit review -f builtin/demo/deployment.yaml
 
   # your configurations; services resolved to a server running on this machine
   admit review -f pod.yaml --webhooks deploy/webhooks.yaml --resolve admit-system/admit=127.0.0.1:9443

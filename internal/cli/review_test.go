@@ -214,7 +214,7 @@ webhooks:
 // the demo Deployment.
 func TestReadmeFirstCommand(t *testing.T) {
 	var out, errOut bytes.Buffer
-	args := []string{"review", "-f", filepath.Join("..", "..", "examples", "builtin", "testdata", "demo-deployment.yaml"), "--color", "never"}
+	args := []string{"review", "-f", filepath.Join("..", "..", "builtin", "demo", "deployment.yaml"), "--color", "never"}
 	if code := Run(context.Background(), args, Streams{In: strings.NewReader(""), Out: &out, Err: &errOut}); code != ExitOK {
 		t.Fatalf("exit code %d; stderr %s", code, errOut.String())
 	}
@@ -223,7 +223,7 @@ func TestReadmeFirstCommand(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
 	}
-	args[2] = filepath.Join("..", "..", "examples", "builtin", "testdata", "demo-configmap.yaml")
+	args[2] = filepath.Join("..", "..", "builtin", "demo", "configmap.yaml")
 	out.Reset()
 	if code := Run(context.Background(), args, Streams{In: strings.NewReader(""), Out: &out, Err: &errOut}); code != ExitRejected {
 		t.Fatalf("demo ConfigMap: exit code %d, want %d", code, ExitRejected)

@@ -17,8 +17,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
 
+	"github.com/admitkit/admit/builtin"
 	"github.com/admitkit/admit/certs"
-	"github.com/admitkit/admit/examples/builtin"
 	"github.com/admitkit/admit/webhook"
 )
 

@@ -31,7 +31,7 @@ kind: TestSuite
 name: built-in webhooks
 cases:
 - name: images are mirrored with a warning each
-  object: ../../../examples/builtin/testdata/demo-deployment.yaml
+  object: ../../../builtin/demo/deployment.yaml
   expect:
     allowed: true
     warnings:
@@ -48,20 +48,23 @@ cases:
     called: []
 `
 
-// writeTestFile writes a test file where relative paths reach the repository's examples.
+// writeTestFile writes a test file where relative paths reach the repository's examples and
+// built-in webhooks' demo objects.
 func writeTestFile(t *testing.T, name, content string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "a", "b", "c")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// The suites name ../../../examples: link the repository's examples there.
-	examples, err := filepath.Abs(filepath.Join("..", "..", "examples"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(examples, filepath.Join(dir, "..", "..", "..", "examples")); err != nil {
-		t.Fatal(err)
+	// The suites name ../../../examples and ../../../builtin: link the repository's there.
+	for _, name := range []string{"examples", "builtin"} {
+		target, err := filepath.Abs(filepath.Join("..", "..", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, filepath.Join(dir, "..", "..", "..", name)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	path := filepath.Join(dir, name)
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
-	"github.com/admitkit/admit/examples/builtin"
+	"github.com/admitkit/admit/builtin"
 	"github.com/admitkit/admit/webhook"
 )
 
@@ -134,7 +134,7 @@ func ExampleDemoObjects() {
 		}
 	}
 	// Output:
-	// [demo-configmap.yaml demo-deployment.yaml demo-namespace.yaml]
+	// [configmap.yaml deployment.yaml namespace.yaml]
 	// patched
 	// image "nginx:1.27" rewritten to "mirror.local/hub/library/nginx:1.27"
 	// image "quay.io/prometheus/node-exporter:v1.8.0" rewritten to "mirror.local/quay/prometheus/node-exporter:v1.8.0"

@@ -4,11 +4,11 @@ import _ "embed" // for the demo objects
 
 // The demo objects, as strings rather than byte slices so that nothing can change them.
 var (
-	//go:embed testdata/demo-deployment.yaml
+	//go:embed demo/deployment.yaml
 	demoDeploymentYAML string
-	//go:embed testdata/demo-configmap.yaml
+	//go:embed demo/configmap.yaml
 	demoConfigMapYAML string
-	//go:embed testdata/demo-namespace.yaml
+	//go:embed demo/namespace.yaml
 	demoNamespaceYAML string
 )
 
@@ -16,12 +16,12 @@ var (
 const (
 	// DemoDeployment is a Deployment with images nginx:1.27 and
 	// quay.io/prometheus/node-exporter:v1.8.0, both rewritten by DemoConfig's mirrors.
-	DemoDeployment = "demo-deployment.yaml"
+	DemoDeployment = "deployment.yaml"
 	// DemoConfigMap is a ConfigMap without the label "team", denied by DemoConfig.
-	DemoConfigMap = "demo-configmap.yaml"
+	DemoConfigMap = "configmap.yaml"
 	// DemoNamespace is a namespace labelled admit.dev/protected=true, whose deletion DemoConfig
 	// denies.
-	DemoNamespace = "demo-namespace.yaml"
+	DemoNamespace = "namespace.yaml"
 )
 
 // DemoObjects returns the YAML of the demo objects by name (DemoDeployment, DemoConfigMap,
