@@ -251,7 +251,7 @@ func (d templateMirrors[T]) Default(_ context.Context, _ *webhook.Request, obj T
 // mirrorWebhooks describes the image-mirrors webhook for Pods and for every built-in workload with
 // a pod template, one registration per resource: a webhook has one kind and one resource.
 func mirrorWebhooks(spec *MirrorSpec) []webhook.Webhook {
-	pods := webhook.Defaulting[*corev1.Pod](podMirrors{spec})
+	pods := webhook.DefaultingHandler[*corev1.Pod](podMirrors{spec})
 	ephemeral := mirrorWebhook(corev1.SchemeGroupVersion.WithKind("Pod"), "pods/"+ephemeralContainersSubresource, pods)
 	ephemeral.Operations = []admissionregistrationv1.OperationType{admissionregistrationv1.Update}
 	return []webhook.Webhook{
@@ -288,5 +288,5 @@ func mirrorWebhook(gvk schema.GroupVersionKind, resource string, h webhook.Handl
 }
 
 func templated[T workload](spec *MirrorSpec, template func(T) *corev1.PodSpec) webhook.Handler {
-	return webhook.Defaulting[T](templateMirrors[T]{spec: spec, template: template})
+	return webhook.DefaultingHandler[T](templateMirrors[T]{spec: spec, template: template})
 }

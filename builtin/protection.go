@@ -82,7 +82,7 @@ func protectionWebhook(spec *ProtectionSpec) webhook.Webhook {
 		Scope:          admissionregistrationv1.ClusterScope,
 		Operations:     []admissionregistrationv1.OperationType{admissionregistrationv1.Delete},
 		Path:           memberPath(NamespaceProtectionWebhook, webhook.TypeValidating, gvk, "namespaces"),
-		Handler:        webhook.Validating[*corev1.Namespace](namespaceProtection{spec: spec}),
+		Handler:        webhook.ValidatingHandler[*corev1.Namespace](namespaceProtection{spec: spec}),
 		FailurePolicy:  ValidationFailurePolicy,
 		TimeoutSeconds: ValidationTimeoutSeconds,
 	}

@@ -170,7 +170,7 @@ func requiredMetadataWebhooks(spec *RequiredMetadataSpec) []webhook.Webhook {
 			Kind:           k.Kind,
 			Resource:       k.Resource,
 			Path:           memberPath(RequiredLabelsWebhook, webhook.TypeValidating, k.Kind, k.Resource),
-			Handler:        webhook.Validating[*unstructured.Unstructured](requiredMetadata{req: k}),
+			Handler:        webhook.ValidatingHandler[*unstructured.Unstructured](requiredMetadata{req: k}),
 			FailurePolicy:  ValidationFailurePolicy,
 			TimeoutSeconds: ValidationTimeoutSeconds,
 		})

@@ -9,7 +9,7 @@
 //	                       decoding, panics, metrics, logs
 //	envelope.go            the review's envelope decoded without copying the objects
 //	handler.go             Handler / HandlerFunc and the Request they receive
-//	typed.go               Defaulting and Validating: typed adapters that decode objects for user code
+//	typed.go               DefaultingHandler and ValidatingHandler: typed adapters that decode objects for user code
 //	errors.go              how errors returned by user code become denials or failures
 //	response.go            Response and its outcomes, encoded back in the request's review version
 //	metrics.go             the admission metrics recorded on the way
@@ -32,7 +32,7 @@
 //
 // # Patches
 //
-// Defaulting computes its patch with patch.Lossless: the changes user code made to the typed object
+// DefaultingHandler computes its patch with patch.Lossless: the changes user code made to the typed object
 // are applied to the raw object the apiserver sent, so fields unknown to the Go type are never
 // removed and zero-valued structs never appear.
 //

@@ -18,7 +18,7 @@ import (
 )
 
 // A Defaulter changes the typed object; the framework answers with a lossless patch.
-func ExampleDefaulting() {
+func ExampleDefaultingHandler() {
 	addTeamLabel := webhook.DefaulterFunc[*corev1.Pod](func(_ context.Context, _ *webhook.Request, pod *corev1.Pod) ([]string, error) {
 		if pod.Labels["team"] == "" {
 			if pod.Labels == nil {
@@ -29,7 +29,7 @@ func ExampleDefaulting() {
 		}
 		return nil, nil
 	})
-	h := webhook.NewHTTPHandler("/mutate-core-v1-pod", webhook.Defaulting(addTeamLabel), webhook.HTTPOptions{})
+	h := webhook.NewHTTPHandler("/mutate-core-v1-pod", webhook.DefaultingHandler(addTeamLabel), webhook.HTTPOptions{})
 
 	review := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","operation":"CREATE",
 	  "kind":{"group":"","version":"v1","kind":"Pod"},"resource":{"group":"","version":"v1","resource":"pods"},
@@ -66,8 +66,8 @@ func (replicaLimit) ValidateDelete(context.Context, *webhook.Request, *appsv1.De
 }
 
 // A Validator returns field errors; the client receives one 422 Invalid with a cause per field.
-func ExampleValidating() {
-	h := webhook.Validating[*appsv1.Deployment](replicaLimit{max: 10})
+func ExampleValidatingHandler() {
+	h := webhook.ValidatingHandler[*appsv1.Deployment](replicaLimit{max: 10})
 	req := &webhook.Request{}
 	req.UID, req.Operation, req.Name = "1", "CREATE", "web"
 	req.Kind.Group, req.Kind.Version, req.Kind.Kind = "apps", "v1", "Deployment"
@@ -83,7 +83,7 @@ func ExampleValidating() {
 
 // Fail lets the webhook's failurePolicy decide instead of denying.
 func ExampleFail() {
-	h := webhook.Defaulting(webhook.DefaulterFunc[*corev1.Pod](func(context.Context, *webhook.Request, *corev1.Pod) ([]string, error) {
+	h := webhook.DefaultingHandler(webhook.DefaulterFunc[*corev1.Pod](func(context.Context, *webhook.Request, *corev1.Pod) ([]string, error) {
 		return nil, webhook.Fail(errors.New("image registry unreachable"))
 	}))
 	req := &webhook.Request{}
@@ -104,7 +104,7 @@ func ExampleRegistry() {
 		Type:     webhook.TypeValidating,
 		Kind:     schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"},
 		Resource: "deployments",
-		Handler:  webhook.Validating[*appsv1.Deployment](replicaLimit{max: 10}),
+		Handler:  webhook.ValidatingHandler[*appsv1.Deployment](replicaLimit{max: 10}),
 	})
 	if err != nil {
 		fmt.Println(err)

@@ -53,7 +53,7 @@ func FuzzHTTPHandler(f *testing.F) {
 	f.Add([]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","operation":"CREATE","kind":{"version":"v1","kind":"Pod"},"object":{"kind":"Pod","spec":{"containers":[{"name":"a"}]}}}}`))
 	f.Add([]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","operation":"UPDATE","kind":{"version":"v1","kind":"Pod"},"object":{"kind":"Pod"},"oldObject":{"spec":7}}}`))
 	f.Add([]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","operation":"DELETE","kind":{"version":"v1","kind":"Pod"}}}`))
-	h := NewHTTPHandler("fuzz", Validating[*corev1.Pod](allowAll[*corev1.Pod]{}), HTTPOptions{MaxRequestBytes: 1 << 16})
+	h := NewHTTPHandler("fuzz", ValidatingHandler[*corev1.Pod](allowAll[*corev1.Pod]{}), HTTPOptions{MaxRequestBytes: 1 << 16})
 	f.Fuzz(func(t *testing.T, body []byte) {
 		r := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
 		r.Header.Set("Content-Type", "application/json")

@@ -45,7 +45,7 @@ type Webhook struct {
 	Operations []admissionregistrationv1.OperationType
 	// Path to serve; default the generated path (see Path).
 	Path string
-	// Handler decides the requests, typically Defaulting(...) or Validating(...).
+	// Handler decides the requests, typically DefaultingHandler(...) or ValidatingHandler(...).
 	Handler Handler
 	// FailurePolicy declared in the configuration; default Fail.
 	FailurePolicy admissionregistrationv1.FailurePolicyType
@@ -94,7 +94,7 @@ func NewRegistry(opts HTTPOptions) *Registry {
 // (a name that is not a domain of three segments, a name used twice in a configuration, a
 // timeout outside 1–30 s, an unknown failure policy, scope or operation), and what would
 // misbehave once served: a resource that is not the kind's plural in lower case, a typed handler
-// (Defaulting, Validating) whose Go type is another kind or version than Kind, a Defaulting
+// (DefaultingHandler, ValidatingHandler) whose Go type is another kind or version than Kind, a DefaultingHandler
 // handler in a validating webhook, a nil Defaulter or Validator.
 func (r *Registry) Register(w Webhook) error {
 	problems := r.check(w)
@@ -191,10 +191,10 @@ func checkTyped(info typedInfo, w Webhook) []string {
 	var problems []string
 	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	if info.missing {
-		add("the %s handler's %s is nil", info.adapter, map[bool]string{true: "Defaulter", false: "Validator"}[info.mutates])
+		add("the %s's %s is nil", info.adapter, map[bool]string{true: "Defaulter", false: "Validator"}[info.mutates])
 	}
 	if info.mutates && w.Type == TypeValidating {
-		add("a Defaulting handler changes objects: register it as TypeMutating (a validating webhook's patch is refused)")
+		add("a DefaultingHandler changes objects: register it as TypeMutating (a validating webhook's patch is refused)")
 	}
 	t := info.objectType
 	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct || t.Elem() == reflect.TypeFor[unstructured.Unstructured]() || w.Kind.Kind == "" {

@@ -76,13 +76,13 @@ func TestRegistryAcceptsMatchingTypedHandlers(t *testing.T) {
 	r := NewRegistry(HTTPOptions{})
 	widget := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}
 	for _, w := range []Webhook{
-		{Name: "pods.example.com", Type: TypeMutating, Kind: podGVK, Resource: "pods", Handler: Defaulting[*corev1.Pod](nopDefaulter{})},
-		{Name: "deployments.example.com", Type: TypeValidating, Kind: deploymentGVK, Resource: "deployments", Handler: Validating[*appsv1.Deployment](nopValidator[*appsv1.Deployment]{})},
-		{Name: "widgets.example.com", Type: TypeValidating, Kind: widget, Resource: "widgets", Handler: Validating[*unstructured.Unstructured](nopValidator[*unstructured.Unstructured]{})},
-		{Name: "pods.example.com", Type: TypeValidating, Kind: podGVK, Resource: "pods", Handler: Validating[*corev1.Pod](nopValidator[*corev1.Pod]{})},
+		{Name: "pods.example.com", Type: TypeMutating, Kind: podGVK, Resource: "pods", Handler: DefaultingHandler[*corev1.Pod](nopDefaulter{})},
+		{Name: "deployments.example.com", Type: TypeValidating, Kind: deploymentGVK, Resource: "deployments", Handler: ValidatingHandler[*appsv1.Deployment](nopValidator[*appsv1.Deployment]{})},
+		{Name: "widgets.example.com", Type: TypeValidating, Kind: widget, Resource: "widgets", Handler: ValidatingHandler[*unstructured.Unstructured](nopValidator[*unstructured.Unstructured]{})},
+		{Name: "pods.example.com", Type: TypeValidating, Kind: podGVK, Resource: "pods", Handler: ValidatingHandler[*corev1.Pod](nopValidator[*corev1.Pod]{})},
 		// A metadata-only view, and a partial type of one's own, fit any kind.
-		{Name: "metadata.example.com", Type: TypeValidating, Kind: deploymentGVK, Resource: "deployments", Path: "/metadata", Handler: Validating[*metav1.PartialObjectMetadata](nopValidator[*metav1.PartialObjectMetadata]{})},
-		{Name: "partial.example.com", Type: TypeValidating, Kind: ingressGVK, Resource: "ingresses", Handler: Validating[*partialIngress](nopValidator[*partialIngress]{})},
+		{Name: "metadata.example.com", Type: TypeValidating, Kind: deploymentGVK, Resource: "deployments", Path: "/metadata", Handler: ValidatingHandler[*metav1.PartialObjectMetadata](nopValidator[*metav1.PartialObjectMetadata]{})},
+		{Name: "partial.example.com", Type: TypeValidating, Kind: ingressGVK, Resource: "ingresses", Handler: ValidatingHandler[*partialIngress](nopValidator[*partialIngress]{})},
 	} {
 		if err := r.Register(w); err != nil {
 			t.Errorf("Register(%s %s): %v", w.Type, w.Name, err)
@@ -93,7 +93,7 @@ func TestRegistryAcceptsMatchingTypedHandlers(t *testing.T) {
 // A nil Defaulter that reaches a request (a handler used without a Registry) fails the request
 // for the failure policy to decide, instead of panicking.
 func TestNilDefaulterFailsTheRequest(t *testing.T) {
-	resp := Defaulting[*corev1.Pod](nil).Admit(context.Background(), &Request{AdmissionRequest: admissionv1.AdmissionRequest{Kind: metav1.GroupVersionKind{Version: "v1", Kind: "Pod"}, Operation: admissionv1.Create}})
+	resp := DefaultingHandler[*corev1.Pod](nil).Admit(context.Background(), &Request{AdmissionRequest: admissionv1.AdmissionRequest{Kind: metav1.GroupVersionKind{Version: "v1", Kind: "Pod"}, Operation: admissionv1.Create}})
 	if resp.Outcome != OutcomeErrored || resp.Status == nil || !strings.Contains(resp.Status.Message, "has no Defaulter") {
 		t.Errorf("response %+v", resp)
 	}
@@ -132,18 +132,18 @@ func TestRegistryRefusesBadRegistrations(t *testing.T) {
 		{"values kube-apiserver refuses", Webhook{Name: "x.example.com", Type: TypeValidating, Kind: podGVK, Resource: "pods", Handler: allowHandler,
 			Scope: "Namespace", Operations: []admissionregistrationv1.OperationType{"PATCH"}, FailurePolicy: "Retry", TimeoutSeconds: 60},
 			`scope "Namespace" must be Namespaced, Cluster or *; operation "PATCH" must be CREATE, UPDATE, DELETE, CONNECT or *; failurePolicy "Retry" must be Fail or Ignore; timeoutSeconds 60 must be between 1 and 30 (0 for the default, 5)`},
-		{"a typed handler for another kind", Webhook{Name: "x.example.com", Type: TypeMutating, Kind: deploymentGVK, Resource: "deployments", Handler: Defaulting[*corev1.Pod](nopDefaulter{})},
-			`Defaulting[*v1.Pod] decodes Pod objects, but the webhook is registered for kind Deployment`},
-		{"a typed handler for another version", Webhook{Name: "x.example.com", Type: TypeValidating, Kind: schema.GroupVersionKind{Group: "apps", Version: "v1beta2", Kind: "Deployment"}, Resource: "deployments", Handler: Validating[*appsv1.Deployment](nopValidator[*appsv1.Deployment]{})},
-			`Validating[*v1.Deployment] decodes Deployment objects of version v1, but the webhook is registered for apps/v1beta2`},
-		{"a typed handler for another group", Webhook{Name: "x.example.com", Type: TypeValidating, Kind: schema.GroupVersionKind{Group: "extensions", Version: "v1", Kind: "Deployment"}, Resource: "deployments", Handler: Validating[*appsv1.Deployment](nopValidator[*appsv1.Deployment]{})},
-			`Validating[*v1.Deployment] decodes Deployment objects of Kubernetes' apps API group, but the webhook is registered for group "extensions"`},
-		{"a Defaulting handler as a validating webhook", Webhook{Name: "x.example.com", Type: TypeValidating, Kind: podGVK, Resource: "pods", Handler: Defaulting[*corev1.Pod](nopDefaulter{})},
-			`a Defaulting handler changes objects: register it as TypeMutating`},
-		{"a nil Defaulter", Webhook{Name: "x.example.com", Type: TypeMutating, Kind: podGVK, Resource: "pods", Path: "/nil", Handler: Defaulting[*corev1.Pod](nil)},
-			`the Defaulting handler's Defaulter is nil`},
-		{"a nil Validator", Webhook{Name: "x.example.com", Type: TypeValidating, Kind: podGVK, Resource: "pods", Handler: Validating[*corev1.Pod]((*nopValidator[*corev1.Pod])(nil))},
-			`the Validating handler's Validator is nil`},
+		{"a typed handler for another kind", Webhook{Name: "x.example.com", Type: TypeMutating, Kind: deploymentGVK, Resource: "deployments", Handler: DefaultingHandler[*corev1.Pod](nopDefaulter{})},
+			`DefaultingHandler[*v1.Pod] decodes Pod objects, but the webhook is registered for kind Deployment`},
+		{"a typed handler for another version", Webhook{Name: "x.example.com", Type: TypeValidating, Kind: schema.GroupVersionKind{Group: "apps", Version: "v1beta2", Kind: "Deployment"}, Resource: "deployments", Handler: ValidatingHandler[*appsv1.Deployment](nopValidator[*appsv1.Deployment]{})},
+			`ValidatingHandler[*v1.Deployment] decodes Deployment objects of version v1, but the webhook is registered for apps/v1beta2`},
+		{"a typed handler for another group", Webhook{Name: "x.example.com", Type: TypeValidating, Kind: schema.GroupVersionKind{Group: "extensions", Version: "v1", Kind: "Deployment"}, Resource: "deployments", Handler: ValidatingHandler[*appsv1.Deployment](nopValidator[*appsv1.Deployment]{})},
+			`ValidatingHandler[*v1.Deployment] decodes Deployment objects of Kubernetes' apps API group, but the webhook is registered for group "extensions"`},
+		{"a DefaultingHandler as a validating webhook", Webhook{Name: "x.example.com", Type: TypeValidating, Kind: podGVK, Resource: "pods", Handler: DefaultingHandler[*corev1.Pod](nopDefaulter{})},
+			`a DefaultingHandler changes objects: register it as TypeMutating`},
+		{"a nil Defaulter", Webhook{Name: "x.example.com", Type: TypeMutating, Kind: podGVK, Resource: "pods", Path: "/nil", Handler: DefaultingHandler[*corev1.Pod](nil)},
+			`the DefaultingHandler's Defaulter is nil`},
+		{"a nil Validator", Webhook{Name: "x.example.com", Type: TypeValidating, Kind: podGVK, Resource: "pods", Handler: ValidatingHandler[*corev1.Pod]((*nopValidator[*corev1.Pod])(nil))},
+			`the ValidatingHandler's Validator is nil`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -50,15 +50,15 @@ type ConnectValidator interface {
 	ValidateConnect(ctx context.Context, req *Request, options *unstructured.Unstructured) (warnings []string, err error)
 }
 
-// Defaulting returns a Handler that decodes the object into a T, lets d change it and answers with
+// DefaultingHandler returns a Handler that decodes the object into a T, lets d change it and answers with
 // a lossless patch: only what d changed is patched, against the raw object the apiserver sent, so
 // fields unknown to T are kept. Nothing changed means allowed with no patch.
-func Defaulting[T runtime.Object](d Defaulter[T]) Handler {
+func DefaultingHandler[T runtime.Object](d Defaulter[T]) Handler {
 	newObject := objectFactory[T]()
-	info := typedInfo{objectType: reflect.TypeFor[T](), adapter: "Defaulting", mutates: true, missing: isNilValue(d)}
+	info := typedInfo{objectType: reflect.TypeFor[T](), adapter: "DefaultingHandler", mutates: true, missing: isNilValue(d)}
 	return typedHandler{info: info, admit: func(ctx context.Context, req *Request) Response {
 		if info.missing {
-			return Errored(fmt.Errorf("the Defaulting handler for %s has no Defaulter", req.Kind.Kind))
+			return Errored(fmt.Errorf("the DefaultingHandler for %s has no Defaulter", req.Kind.Kind))
 		}
 		if req.Operation != admissionv1.Create && req.Operation != admissionv1.Update {
 			return Allowed()
@@ -90,15 +90,15 @@ func Defaulting[T runtime.Object](d Defaulter[T]) Handler {
 	}}
 }
 
-// Validating returns a Handler that decodes the object(s) into T and calls the Validator method
+// ValidatingHandler returns a Handler that decodes the object(s) into T and calls the Validator method
 // for the operation: the new object on CREATE, old and new on UPDATE, the old object on DELETE,
 // the options on CONNECT (only if v is a ConnectValidator).
-func Validating[T runtime.Object](v Validator[T]) Handler {
+func ValidatingHandler[T runtime.Object](v Validator[T]) Handler {
 	newObject := objectFactory[T]()
-	info := typedInfo{objectType: reflect.TypeFor[T](), adapter: "Validating", missing: isNilValue(v)}
+	info := typedInfo{objectType: reflect.TypeFor[T](), adapter: "ValidatingHandler", missing: isNilValue(v)}
 	return typedHandler{info: info, admit: func(ctx context.Context, req *Request) Response {
 		if info.missing {
-			return Errored(fmt.Errorf("the Validating handler for %s has no Validator", req.Kind.Kind))
+			return Errored(fmt.Errorf("the ValidatingHandler for %s has no Validator", req.Kind.Kind))
 		}
 		var (
 			warnings []string
@@ -153,9 +153,9 @@ func Validating[T runtime.Object](v Validator[T]) Handler {
 type typedInfo struct {
 	// objectType is T.
 	objectType reflect.Type
-	// adapter is "Defaulting" or "Validating".
+	// adapter is "DefaultingHandler" or "ValidatingHandler".
 	adapter string
-	// mutates is true for Defaulting: its patches need a mutating webhook.
+	// mutates is true for DefaultingHandler: its patches need a mutating webhook.
 	mutates bool
 	// missing is true when the Defaulter or Validator is nil.
 	missing bool

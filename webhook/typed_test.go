@@ -82,7 +82,7 @@ func addLabelAndSidecar(_ context.Context, _ *Request, pod *corev1.Pod) ([]strin
 }
 
 func TestDefaultingPatchesLosslessly(t *testing.T) {
-	h := Defaulting[*corev1.Pod](DefaulterFunc[*corev1.Pod](addLabelAndSidecar))
+	h := DefaultingHandler[*corev1.Pod](DefaulterFunc[*corev1.Pod](addLabelAndSidecar))
 	resp := h.Admit(context.Background(), podRequest(admissionv1.Create, rawPod, ""))
 	if resp.Outcome != OutcomePatched {
 		t.Fatalf("outcome = %v, want patched", resp.Outcome)
@@ -138,7 +138,7 @@ func TestDefaultingOutcomes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			called = false
-			resp := Defaulting(tt.d).Admit(context.Background(), tt.req)
+			resp := DefaultingHandler(tt.d).Admit(context.Background(), tt.req)
 			if resp.Outcome != tt.wantOutcome {
 				t.Fatalf("outcome = %v, want %v (%+v)", resp.Outcome, tt.wantOutcome, resp.Status)
 			}
@@ -243,7 +243,7 @@ func TestValidatingCallsTheMethodForTheOperation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := &configMapRules{}
-			resp := Validating[*corev1.ConfigMap](v).Admit(context.Background(), tt.req)
+			resp := ValidatingHandler[*corev1.ConfigMap](v).Admit(context.Background(), tt.req)
 			if diff := cmp.Diff(tt.wantSeen, v.seen); diff != "" {
 				t.Fatalf("calls (-want +got):\n%s", diff)
 			}
@@ -268,7 +268,7 @@ func (allowAll[T]) ValidateUpdate(context.Context, *Request, T, T) ([]string, er
 func (allowAll[T]) ValidateDelete(context.Context, *Request, T) ([]string, error)    { return nil, nil }
 
 func TestValidatingWithoutConnectValidatorAllowsConnect(t *testing.T) {
-	resp := Validating[*corev1.Pod](allowAll[*corev1.Pod]{}).Admit(context.Background(), podRequest(admissionv1.Connect, `{"kind":"PodExecOptions"}`, ""))
+	resp := ValidatingHandler[*corev1.Pod](allowAll[*corev1.Pod]{}).Admit(context.Background(), podRequest(admissionv1.Connect, `{"kind":"PodExecOptions"}`, ""))
 	if resp.Outcome != OutcomeAllowed {
 		t.Fatalf("outcome = %v, want allowed", resp.Outcome)
 	}
@@ -278,7 +278,7 @@ func TestTypedAdaptersWorkWithUnstructured(t *testing.T) {
 	raw := `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"size":3,"color":"red"}}`
 	req := podRequest(admissionv1.Create, raw, "")
 	req.Kind = metav1.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}
-	h := Defaulting[*unstructured.Unstructured](DefaulterFunc[*unstructured.Unstructured](
+	h := DefaultingHandler[*unstructured.Unstructured](DefaulterFunc[*unstructured.Unstructured](
 		func(_ context.Context, _ *Request, u *unstructured.Unstructured) ([]string, error) {
 			return nil, unstructured.SetNestedField(u.Object, "blue", "spec", "color")
 		}))
@@ -293,7 +293,7 @@ func TestTypedAdaptersWorkWithUnstructured(t *testing.T) {
 
 	// An interface type parameter decodes into Unstructured.
 	var gotKind string
-	v := Defaulting[runtime.Object](DefaulterFunc[runtime.Object](func(_ context.Context, _ *Request, o runtime.Object) ([]string, error) {
+	v := DefaultingHandler[runtime.Object](DefaulterFunc[runtime.Object](func(_ context.Context, _ *Request, o runtime.Object) ([]string, error) {
 		gotKind = o.GetObjectKind().GroupVersionKind().Kind
 		return nil, nil
 	}))
@@ -334,7 +334,7 @@ func TestStatusFromError(t *testing.T) {
 func TestDenialsNameTheObjectWhenTheRequestDoesNot(t *testing.T) {
 	req := cmRequest(admissionv1.Create, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"from-object"},"data":{"badkey":"x"}}`, "")
 	req.Name = ""
-	resp := Validating[*corev1.ConfigMap](&configMapRules{}).Admit(context.Background(), req)
+	resp := ValidatingHandler[*corev1.ConfigMap](&configMapRules{}).Admit(context.Background(), req)
 	if resp.Status == nil || !strings.HasPrefix(resp.Status.Message, `ConfigMap "from-object" is invalid`) {
 		t.Fatalf("status = %+v, want the object's own name", resp.Status)
 	}

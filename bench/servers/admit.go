@@ -33,11 +33,11 @@ func AdmitRegistry(opts webhook.HTTPOptions) (*webhook.Registry, error) {
 	registry := webhook.NewRegistry(opts)
 	for _, w := range []webhook.Webhook{
 		{Name: InjectWebhook, Type: webhook.TypeMutating, Kind: podKind, Resource: "pods", Path: MutatePath,
-			Handler: webhook.Defaulting[*corev1.Pod](webhook.DefaulterFunc[*corev1.Pod](inject))},
+			Handler: webhook.DefaultingHandler[*corev1.Pod](webhook.DefaulterFunc[*corev1.Pod](inject))},
 		{Name: ImagesWebhook, Type: webhook.TypeValidating, Kind: podKind, Resource: "pods",
-			Handler: webhook.Validating[*corev1.Pod](podValidator(requireImages))},
+			Handler: webhook.ValidatingHandler[*corev1.Pod](podValidator(requireImages))},
 		{Name: InjectedWebhook, Type: webhook.TypeValidating, Kind: podKind, Resource: "pods", Path: "/validate-core-v1-pod-injected",
-			Handler: webhook.Validating[*corev1.Pod](podValidator(requireInjected))},
+			Handler: webhook.ValidatingHandler[*corev1.Pod](podValidator(requireInjected))},
 	} {
 		if err := registry.Register(w); err != nil {
 			return nil, fmt.Errorf("registering %s: %w", w.Name, err)

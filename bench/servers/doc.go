@@ -2,7 +2,7 @@
 // same AdmissionReview with the same mutation (bench.Inject):
 //
 //   - Admit: admit's webhook.Server serving a webhook.Registry, the Pod defaulter written with
-//     webhook.Defaulting, with admission metrics on a Prometheus registry;
+//     webhook.DefaultingHandler, with admission metrics on a Prometheus registry;
 //   - ControllerRuntime: controller-runtime's webhook server with admission.WithDefaulter, HTTP/2
 //     turned off as kubebuilder's scaffold does;
 //   - Floor: a bare net/http TLS server that reads the request and writes a precomputed answer —

@@ -30,7 +30,7 @@ func registry(t *testing.T) *webhook.Registry {
 	t.Helper()
 	reg := webhook.NewRegistry(webhook.HTTPOptions{})
 	err := reg.Register(webhook.Webhook{Name: "labels.example.com", Type: webhook.TypeMutating, Kind: corev1.SchemeGroupVersion.WithKind("Pod"), Resource: "pods",
-		Handler: webhook.Defaulting[*corev1.Pod](webhook.DefaulterFunc[*corev1.Pod](func(_ context.Context, _ *webhook.Request, pod *corev1.Pod) ([]string, error) {
+		Handler: webhook.DefaultingHandler[*corev1.Pod](webhook.DefaulterFunc[*corev1.Pod](func(_ context.Context, _ *webhook.Request, pod *corev1.Pod) ([]string, error) {
 			pod.Labels = map[string]string{"seen-by": "admit"}
 			return []string{"labelled"}, nil
 		}))})

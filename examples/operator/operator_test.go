@@ -47,7 +47,7 @@ func TestDefaultsFromEnv(t *testing.T) {
 }
 
 func TestDefaulting(t *testing.T) {
-	handler := webhook.Defaulting[*Cache](Defaults{Image: "registry.example.com/cache:7.2"})
+	handler := webhook.DefaultingHandler[*Cache](Defaults{Image: "registry.example.com/cache:7.2"})
 	result := webhooktest.Run(t, handler, webhooktest.Create(t, cache("1Gi", nil)))
 	var got Cache
 	result.Decode(t, &got)
@@ -67,7 +67,7 @@ func TestDefaulting(t *testing.T) {
 
 // Validation answers 422 with a cause per field, which kubectl prints field by field.
 func TestValidation(t *testing.T) {
-	handler := webhook.Validating[*Cache](Limits{})
+	handler := webhook.ValidatingHandler[*Cache](Limits{})
 	bad := cache("lots", ptr(int32(12)))
 	bad.Spec.Image = "cache:latest"
 	result := webhooktest.Run(t, handler, webhooktest.Create(t, bad))

@@ -19,8 +19,8 @@ func NewRegistry(defaults Defaults, opts webhook.HTTPOptions) (*webhook.Registry
 	}
 	reg := webhook.NewRegistry(opts)
 	for _, w := range []webhook.Webhook{
-		{Name: DefaultingWebhookName, Type: webhook.TypeMutating, Kind: CacheV2, Resource: "caches", Handler: webhook.Defaulting[*Cache](defaults)},
-		{Name: ValidatingWebhookName, Type: webhook.TypeValidating, Kind: CacheV2, Resource: "caches", Handler: webhook.Validating[*Cache](Limits{})},
+		{Name: DefaultingWebhookName, Type: webhook.TypeMutating, Kind: CacheV2, Resource: "caches", Handler: webhook.DefaultingHandler[*Cache](defaults)},
+		{Name: ValidatingWebhookName, Type: webhook.TypeValidating, Kind: CacheV2, Resource: "caches", Handler: webhook.ValidatingHandler[*Cache](Limits{})},
 	} {
 		if err := reg.Register(w); err != nil {
 			return nil, err

@@ -89,7 +89,7 @@ func NewRegistry(opts webhook.HTTPOptions) (*webhook.Registry, error) {
 		Name: SidecarWebhookName, Type: webhook.TypeMutating,
 		Kind: schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, Resource: "pods",
 		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
-		Handler:    webhook.Defaulting[*corev1.Pod](Sidecar{Name: "proxy", Image: "registry.k8s.io/pause:3.10"}),
+		Handler:    webhook.DefaultingHandler[*corev1.Pod](Sidecar{Name: "proxy", Image: "registry.k8s.io/pause:3.10"}),
 	})
 	if err != nil {
 		return nil, err
@@ -97,7 +97,7 @@ func NewRegistry(opts webhook.HTTPOptions) (*webhook.Registry, error) {
 	err = r.Register(webhook.Webhook{
 		Name: ConfigMapKeysWebhookName, Type: webhook.TypeValidating,
 		Kind: schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, Resource: "configmaps",
-		Handler: webhook.Validating[*corev1.ConfigMap](ConfigMapKeys{}),
+		Handler: webhook.ValidatingHandler[*corev1.ConfigMap](ConfigMapKeys{}),
 	})
 	if err != nil {
 		return nil, err

@@ -161,7 +161,7 @@ func conformanceWebhooks(release <-chan struct{}) []webhook.Webhook {
 		},
 		{
 			Name: podPolicyWebhook, Type: webhook.TypeValidating, Kind: podKind, Resource: "pods", Path: "/pods",
-			Operations: create, Handler: webhook.Validating[*corev1.Pod](podPolicy{release: release}),
+			Operations: create, Handler: webhook.ValidatingHandler[*corev1.Pod](podPolicy{release: release}),
 		},
 		{
 			Name: attachPolicyWebhook, Type: webhook.TypeValidating, Kind: podKind, Resource: "pods/attach", Path: "/pods/attach",
@@ -170,19 +170,19 @@ func conformanceWebhooks(release <-chan struct{}) []webhook.Webhook {
 		},
 		{
 			Name: initContainerWebhook, Type: webhook.TypeMutating, Kind: podKind, Resource: "pods", Path: "/mutating-pods",
-			Operations: create, Handler: webhook.Defaulting[*corev1.Pod](webhook.DefaulterFunc[*corev1.Pod](addInitContainer)),
+			Operations: create, Handler: webhook.DefaultingHandler[*corev1.Pod](webhook.DefaulterFunc[*corev1.Pod](addInitContainer)),
 		},
 		{
 			Name: configMapPolicyWebhook, Type: webhook.TypeValidating, Kind: configMapKind, Resource: "configmaps", Path: "/configmaps",
-			Handler: webhook.Validating[*corev1.ConfigMap](configMapPolicy{}),
+			Handler: webhook.ValidatingHandler[*corev1.ConfigMap](configMapPolicy{}),
 		},
 		{
 			Name: configMapStage1Webhook, Type: webhook.TypeMutating, Kind: configMapKind, Resource: "configmaps", Path: "/mutating-configmaps/stage-1",
-			Operations: create, Handler: webhook.Defaulting[*corev1.ConfigMap](configMapStage(1)),
+			Operations: create, Handler: webhook.DefaultingHandler[*corev1.ConfigMap](configMapStage(1)),
 		},
 		{
 			Name: configMapStage2Webhook, Type: webhook.TypeMutating, Kind: configMapKind, Resource: "configmaps", Path: "/mutating-configmaps/stage-2",
-			Operations: create, Handler: webhook.Defaulting[*corev1.ConfigMap](configMapStage(2)),
+			Operations: create, Handler: webhook.DefaultingHandler[*corev1.ConfigMap](configMapStage(2)),
 		},
 		{
 			Name: slowWebhook, Type: webhook.TypeValidating, Kind: configMapKind, Resource: "configmaps",
@@ -201,18 +201,18 @@ func conformanceWebhooks(release <-chan struct{}) []webhook.Webhook {
 		{
 			Name: labelConfigurationsWebhook, Type: webhook.TypeMutating,
 			Kind: admissionregistrationv1.SchemeGroupVersion.WithKind("ValidatingWebhookConfiguration"), Resource: "validatingwebhookconfigurations",
-			Path: "/label-webhook-configurations", Handler: webhook.Defaulting[*metav1.PartialObjectMetadata](webhook.DefaulterFunc[*metav1.PartialObjectMetadata](addLabel)),
+			Path: "/label-webhook-configurations", Handler: webhook.DefaultingHandler[*metav1.PartialObjectMetadata](webhook.DefaulterFunc[*metav1.PartialObjectMetadata](addLabel)),
 		},
 		{
 			Name: customResourcePolicyWebhook, Type: webhook.TypeValidating, Kind: deniedWidgetKind, Resource: "widgets", Path: "/custom-resource",
 			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete},
-			Handler:    webhook.Validating[*unstructured.Unstructured](customResourcePolicy{}),
+			Handler:    webhook.ValidatingHandler[*unstructured.Unstructured](customResourcePolicy{}),
 		},
 		{
 			Name: crdPolicyWebhook, Type: webhook.TypeValidating,
 			Kind: apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"), Resource: "customresourcedefinitions", Path: "/crd",
 			Operations: create, Scope: admissionregistrationv1.ClusterScope,
-			Handler: webhook.Validating[*metav1.PartialObjectMetadata](crdPolicy{}),
+			Handler: webhook.ValidatingHandler[*metav1.PartialObjectMetadata](crdPolicy{}),
 		},
 	}
 	// The framework checks that a request is for the kind its webhook was registered for, so
@@ -222,7 +222,7 @@ func conformanceWebhooks(release <-chan struct{}) []webhook.Webhook {
 			served = append(served, webhook.Webhook{
 				Name: widgetStageWebhook(kind, stage), Type: webhook.TypeMutating, Kind: kind, Resource: "widgets",
 				Path:       fmt.Sprintf("/mutating-custom-resource/%s/stage-%d", kind.Group, stage),
-				Operations: create, Handler: webhook.Defaulting[*unstructured.Unstructured](customResourceStage(stage)),
+				Operations: create, Handler: webhook.DefaultingHandler[*unstructured.Unstructured](customResourceStage(stage)),
 			})
 		}
 	}

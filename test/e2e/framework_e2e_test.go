@@ -74,9 +74,9 @@ func TestFrameworkWebhooksOnARealAPIServer(t *testing.T) {
 	for _, w := range []webhook.Webhook{
 		{Name: "sidecar.e2e.admit.dev", Type: webhook.TypeMutating, Kind: podKind, Resource: "pods",
 			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
-			Handler:    webhook.Defaulting[*legacyPod](webhook.DefaulterFunc[*legacyPod](injectSidecar))},
+			Handler:    webhook.DefaultingHandler[*legacyPod](webhook.DefaulterFunc[*legacyPod](injectSidecar))},
 		{Name: quickstart.ConfigMapKeysWebhookName, Type: webhook.TypeValidating, Kind: configMapKind, Resource: "configmaps",
-			Handler: webhook.Validating[*corev1.ConfigMap](quickstart.ConfigMapKeys{})},
+			Handler: webhook.ValidatingHandler[*corev1.ConfigMap](quickstart.ConfigMapKeys{})},
 		{Name: "secrets-ignore.e2e.admit.dev", Type: webhook.TypeValidating, Kind: secretKind, Resource: "secrets", Path: "/secrets-ignore",
 			FailurePolicy: admissionregistrationv1.Ignore, Handler: vaultDown},
 		{Name: "secrets-fail.e2e.admit.dev", Type: webhook.TypeValidating, Kind: secretKind, Resource: "secrets", Path: "/secrets-fail",

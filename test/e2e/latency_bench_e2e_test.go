@@ -126,7 +126,7 @@ func installLatencyWebhooks(b *testing.B, ctx context.Context) {
 	registry := webhook.NewRegistry(webhook.HTTPOptions{})
 	for _, w := range []webhook.Webhook{
 		{Name: "latency-defaults.e2e.admit.dev", Type: webhook.TypeMutating, Kind: configMapKind, Resource: "configmaps",
-			Handler: webhook.Defaulting[*corev1.ConfigMap](webhook.DefaulterFunc[*corev1.ConfigMap](
+			Handler: webhook.DefaultingHandler[*corev1.ConfigMap](webhook.DefaulterFunc[*corev1.ConfigMap](
 				func(_ context.Context, _ *webhook.Request, cm *corev1.ConfigMap) ([]string, error) {
 					if cm.Labels == nil {
 						cm.Labels = map[string]string{}
@@ -135,7 +135,7 @@ func installLatencyWebhooks(b *testing.B, ctx context.Context) {
 					return nil, nil
 				}))},
 		{Name: "latency-checks.e2e.admit.dev", Type: webhook.TypeValidating, Kind: configMapKind, Resource: "configmaps",
-			Handler: webhook.Validating[*corev1.ConfigMap](latencyValidator{})},
+			Handler: webhook.ValidatingHandler[*corev1.ConfigMap](latencyValidator{})},
 	} {
 		if err := registry.Register(w); err != nil {
 			b.Fatal(err)

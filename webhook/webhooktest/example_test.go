@@ -14,7 +14,7 @@ import (
 // A defaulting webhook's unit test: build the request, run the handler, read the patched Pod.
 func ExampleRun() {
 	var t webhooktest.T = exampleT{} // in a test: the test's *testing.T
-	handler := webhook.Defaulting[*corev1.Pod](webhook.DefaulterFunc[*corev1.Pod](
+	handler := webhook.DefaultingHandler[*corev1.Pod](webhook.DefaulterFunc[*corev1.Pod](
 		func(_ context.Context, _ *webhook.Request, pod *corev1.Pod) ([]string, error) {
 			pod.Spec.PriorityClassName = "standard"
 			return nil, nil

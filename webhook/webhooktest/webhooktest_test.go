@@ -71,8 +71,8 @@ func TestCreateBuildsWhatTheAPIServerSends(t *testing.T) {
 }
 
 func TestRun(t *testing.T) {
-	defaulting := webhook.Defaulting[*corev1.Pod](webhook.DefaulterFunc[*corev1.Pod](teamLabel))
-	validating := webhook.Validating[*corev1.Pod](noLatest{})
+	defaulting := webhook.DefaultingHandler[*corev1.Pod](webhook.DefaulterFunc[*corev1.Pod](teamLabel))
+	validating := webhook.ValidatingHandler[*corev1.Pod](noLatest{})
 	tests := []struct {
 		name    string
 		handler webhook.Handler
@@ -126,8 +126,8 @@ func TestAdmitThroughARegistry(t *testing.T) {
 	reg := webhook.NewRegistry(webhook.HTTPOptions{})
 	podKind := corev1.SchemeGroupVersion.WithKind("Pod")
 	for _, w := range []webhook.Webhook{
-		{Name: "team.example.com", Type: webhook.TypeMutating, Kind: podKind, Resource: "pods", Handler: webhook.Defaulting[*corev1.Pod](webhook.DefaulterFunc[*corev1.Pod](teamLabel))},
-		{Name: "tags.example.com", Type: webhook.TypeValidating, Kind: podKind, Resource: "pods", Handler: webhook.Validating[*corev1.Pod](noLatest{})},
+		{Name: "team.example.com", Type: webhook.TypeMutating, Kind: podKind, Resource: "pods", Handler: webhook.DefaultingHandler[*corev1.Pod](webhook.DefaulterFunc[*corev1.Pod](teamLabel))},
+		{Name: "tags.example.com", Type: webhook.TypeValidating, Kind: podKind, Resource: "pods", Handler: webhook.ValidatingHandler[*corev1.Pod](noLatest{})},
 	} {
 		if err := reg.Register(w); err != nil {
 			t.Fatal(err)
