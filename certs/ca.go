@@ -45,10 +45,18 @@ type ServingOptions struct {
 	IPs []net.IP
 	// ValidFor is the lifetime; it is capped at the CA's own expiry.
 	ValidFor time.Duration
+	// Now is when the validity starts; default the current time (see NewCAAt).
+	Now time.Time
 }
 
 // NewCA creates a self-signed ECDSA P-256 CA valid for validFor.
 func NewCA(commonName string, validFor time.Duration) (*CA, error) {
+	return NewCAAt(commonName, time.Now(), validFor)
+}
+
+// NewCAAt is NewCA for a validity that starts at now: for programs that decide renewals by a
+// clock of their own (a test's), so that the certificates they issue agree with it.
+func NewCAAt(commonName string, now time.Time, validFor time.Duration) (*CA, error) {
 	if commonName == "" {
 		return nil, errors.New("new CA: common name is empty")
 	}
@@ -63,7 +71,6 @@ func NewCA(commonName string, validFor time.Duration) (*CA, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new CA %q: %w", commonName, err)
 	}
-	now := time.Now()
 	template := &x509.Certificate{
 		SerialNumber:          serial,
 		Subject:               pkix.Name{CommonName: commonName},
@@ -151,7 +158,7 @@ func (ca *CA) IssueServing(opts ServingOptions) (*KeyPair, error) {
 		KeyUsage:    x509.KeyUsageDigitalSignature,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
-	kp, err := ca.issue(template, opts.ValidFor)
+	kp, err := ca.issue(template, opts.Now, opts.ValidFor)
 	if err != nil {
 		return nil, fmt.Errorf("issue serving certificate for %q: %w", commonName, err)
 	}
@@ -169,7 +176,7 @@ func (ca *CA) IssueClient(commonName string, orgs []string, validFor time.Durati
 		KeyUsage:    x509.KeyUsageDigitalSignature,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 	}
-	kp, err := ca.issue(template, validFor)
+	kp, err := ca.issue(template, time.Time{}, validFor)
 	if err != nil {
 		return nil, fmt.Errorf("issue client certificate for %q: %w", commonName, err)
 	}
@@ -177,7 +184,7 @@ func (ca *CA) IssueClient(commonName string, orgs []string, validFor time.Durati
 }
 
 // issue completes template with a fresh key, serial and validity window and signs it.
-func (ca *CA) issue(template *x509.Certificate, validFor time.Duration) (*KeyPair, error) {
+func (ca *CA) issue(template *x509.Certificate, now time.Time, validFor time.Duration) (*KeyPair, error) {
 	if validFor <= 0 {
 		return nil, fmt.Errorf("validity %v must be positive", validFor)
 	}
@@ -189,7 +196,9 @@ func (ca *CA) issue(template *x509.Certificate, validFor time.Duration) (*KeyPai
 	if err != nil {
 		return nil, err
 	}
-	now := time.Now()
+	if now.IsZero() {
+		now = time.Now()
+	}
 	template.SerialNumber = serial
 	template.NotBefore = now.Add(-clockSkewAllowance)
 	template.NotAfter = now.Add(validFor)

@@ -23,6 +23,12 @@ func WriteFiles(dir string, ca *CA, kp *KeyPair) error {
 	if ca == nil || kp == nil {
 		return errors.New("write certificate files: CA and key pair are required")
 	}
+	return WriteFilesPEM(dir, ca.certPEM, kp.certPEM, kp.keyPEM)
+}
+
+// WriteFilesPEM writes, as WriteFiles does, PEM read elsewhere (a Secret): caBundle (one CA
+// or several) as ca.crt, certPEM as tls.crt and keyPEM as tls.key.
+func WriteFilesPEM(dir string, caBundle, certPEM, keyPEM []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write certificate files: %w", err)
 	}
@@ -31,9 +37,9 @@ func WriteFiles(dir string, ca *CA, kp *KeyPair) error {
 		data []byte
 		perm os.FileMode
 	}{
-		{CAFileName, ca.certPEM, 0o644},
-		{CertFileName, kp.certPEM, 0o644},
-		{KeyFileName, kp.keyPEM, 0o600},
+		{CAFileName, caBundle, 0o644},
+		{CertFileName, certPEM, 0o644},
+		{KeyFileName, keyPEM, 0o600},
 	}
 	for _, f := range files {
 		if err := writeFileAtomic(filepath.Join(dir, f.name), f.data, f.perm); err != nil {

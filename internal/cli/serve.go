@@ -16,9 +16,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/admitkit/admit/builtin"
 	"github.com/admitkit/admit/certs"
+	"github.com/admitkit/admit/certs/rotator"
 	"github.com/admitkit/admit/webhook"
 )
 
@@ -44,6 +47,10 @@ type serveOptions struct {
 	namespace   string
 	port        int32
 	url         string
+
+	// certSecret runs the in-cluster certificate rotator (package certs/rotator).
+	certSecret string
+	kubeconfig string
 }
 
 func newServeCommand(streams Streams) *cobra.Command {
@@ -59,7 +66,11 @@ func newServeCommand(streams Streams) *cobra.Command {
   namespace-protection  refuse to delete namespaces labelled admit.dev/protected=true (ADMIT_PROTECTION_LABEL)
 
 Settings come from environment variables, so an operator changes them by editing the Deployment.
-The certificate and key (tls.crt, tls.key in --cert-dir) are reloaded when they change. /healthz,
+The certificate and key (tls.crt, tls.key in --cert-dir) are reloaded when they change. With
+--cert-secret, the server manages them itself in the cluster, without cert-manager: a self-signed
+CA and the serving certificate for <--service>.<--namespace>.svc are kept in that Secret, renewed
+before they expire, written to --cert-dir, and the CA is published in the caBundle of the
+configurations named --config-name (one replica, elected through a Lease, writes). /healthz,
 /readyz and /metrics are served on --health-addr. SIGTERM drains: readiness fails first, then the
 listener closes after --drain-delay and requests in flight get --grace-period to finish.
 
@@ -71,6 +82,9 @@ Exit codes: 0 after a clean drain, 1 when the server failed or a drain had to cu
 
   # configurations for a Service "admit" in "admit-system", caBundle from the cert dir
   admit serve --print-config --service admit --namespace admit-system --cert-dir ./tls | kubectl apply -f -
+
+  # in a cluster, managing its own certificate and the configurations' caBundle
+  admit serve --cert-secret admit-tls --service admit --namespace admit-system --cert-dir /tmp/tls
 
   # for a server running outside the cluster
   admit serve --print-config --url https://192.168.1.10:9443 --cert-dir ./tls`,
@@ -96,6 +110,8 @@ Exit codes: 0 after a clean drain, 1 when the server failed or a drain had to cu
 	f.StringVar(&o.service, "service", "", "with --print-config: the Service in front of the server")
 	f.StringVar(&o.namespace, "namespace", "", "with --print-config: the Service's namespace (exempted from the webhooks)")
 	f.Int32Var(&o.port, "port", 443, "with --print-config: the Service's port")
+	f.StringVar(&o.certSecret, "cert-secret", "", "manage the certificate in the cluster: keep a self-signed CA and the serving certificate in this Secret of --namespace, write them to --cert-dir and publish the CA in the caBundle of the configurations named --config-name (needs --service and --namespace)")
+	f.StringVar(&o.kubeconfig, "kubeconfig", "", "with --cert-secret: the kubeconfig to reach the cluster (default: the pod's service account)")
 	f.StringVar(&o.url, "url", "", "with --print-config: the server's base URL, for a server outside the cluster")
 	_ = cmd.RegisterFlagCompletionFunc("webhooks", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return builtinWebhooks, cobra.ShellCompDirectiveNoFileComp
@@ -187,6 +203,13 @@ func (o *serveOptions) run(ctx context.Context, streams Streams) error {
 	if err != nil {
 		return badInput(err)
 	}
+	if o.certSecret != "" {
+		// The certificate files exist once the rotator has synced the Secret: the server
+		// starts after.
+		if err := o.startRotator(ctx, logger); err != nil {
+			return err
+		}
+	}
 	server, err := webhook.NewServer(webhook.ServerOptions{
 		Addr: o.addr, HealthAddr: o.healthAddr,
 		CertFile: filepath.Join(o.certDir, certs.CertFileName), KeyFile: filepath.Join(o.certDir, certs.KeyFileName),
@@ -209,6 +232,43 @@ func (o *serveOptions) run(ctx context.Context, streams Streams) error {
 		return &exitError{code: 1, err: err}
 	}
 	return nil
+}
+
+// startRotator runs the certificate rotator for the life of ctx and waits until the certificate
+// files are in --cert-dir.
+func (o *serveOptions) startRotator(ctx context.Context, logger *slog.Logger) error {
+	if o.service == "" || o.namespace == "" {
+		return badInput(errors.New("--cert-secret needs --service and --namespace: the certificate is for <service>.<namespace>.svc, the Secret in that namespace"))
+	}
+	restConfig, err := clientcmd.BuildConfigFromFlags("", o.kubeconfig)
+	if err != nil {
+		return badInput(fmt.Errorf("--cert-secret: reaching the cluster: %w", err))
+	}
+	client, err := kubernetes.NewForConfig(restConfig)
+	if err != nil {
+		return badInput(fmt.Errorf("--cert-secret: %w", err))
+	}
+	r, err := rotator.New(rotator.Options{
+		Client: client, Namespace: o.namespace, SecretName: o.certSecret, CertDir: o.certDir,
+		DNSNames:                        []string{o.service + "." + o.namespace + ".svc"},
+		MutatingWebhookConfigurations:   []string{o.configName},
+		ValidatingWebhookConfigurations: []string{o.configName},
+		Logger:                          logger,
+	})
+	if err != nil {
+		return badInput(err)
+	}
+	go func() {
+		if err := r.Run(ctx); err != nil {
+			logger.Error("certificate rotator stopped", "err", err)
+		}
+	}()
+	select {
+	case <-r.Ready():
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // print writes the configurations of the enabled webhooks.

@@ -24,6 +24,8 @@ func TestServeRefusesBadSettings(t *testing.T) {
 		{"bad log level", nil, []string{"serve", "--log-level", "loud"}, `--log-level "loud"`},
 		{"print-config without target", nil, []string{"serve", "--print-config"}, "--print-config needs --service and --namespace, or --url"},
 		{"service without namespace", nil, []string{"serve", "--print-config", "--service", "admit"}, "--service needs --namespace"},
+		{"cert-secret without service", nil, []string{"serve", "--cert-secret", "admit-tls", "--namespace", "admit-system"}, "--cert-secret needs --service and --namespace"},
+		{"cert-secret without a cluster", nil, []string{"serve", "--cert-secret", "admit-tls", "--service", "admit", "--namespace", "admit-system", "--kubeconfig", "/nonexistent/kubeconfig"}, "--cert-secret: reaching the cluster"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

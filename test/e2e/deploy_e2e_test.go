@@ -110,6 +110,8 @@ func TestDeployOverlaysAreAcceptedByTheAPIServer(t *testing.T) {
 			"certificate.cert-manager.io/admit-serving", "issuer.cert-manager.io/admit-selfsigned", "validatingwebhookconfiguration.admissionregistration.k8s.io/admit"}},
 		{"self-signed", true, []string{"secret/admit-tls-", "deployment.apps/admit", "validatingwebhookconfiguration.admissionregistration.k8s.io/admit"}},
 		{"url", true, []string{"namespace/admit-system", "validatingwebhookconfiguration.admissionregistration.k8s.io/admit"}},
+		{"rotator", false, []string{"deployment.apps/admit", "role.rbac.authorization.k8s.io/admit-cert-rotator", "clusterrole.rbac.authorization.k8s.io/admit-cert-rotator",
+			"clusterrolebinding.rbac.authorization.k8s.io/admit-cert-rotator", "validatingwebhookconfiguration.admissionregistration.k8s.io/admit"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.overlay, func(t *testing.T) {
