@@ -5,9 +5,11 @@ import (
 	"context"
 	"crypto/x509"
 	"fmt"
+	"iter"
 	"slices"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -179,44 +181,36 @@ func (r *Rotator) publish(ctx context.Context, bundle []byte) error {
 	admission := r.opts.Client.AdmissionregistrationV1()
 	for _, name := range r.opts.MutatingWebhookConfigurations {
 		c, err := admission.MutatingWebhookConfigurations().Get(ctx, name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("reading MutatingWebhookConfiguration %s: %w", name, err)
-		}
-		changed := false
-		for i := range c.Webhooks {
-			if !bytes.Equal(c.Webhooks[i].ClientConfig.CABundle, bundle) {
-				c.Webhooks[i].ClientConfig.CABundle, changed = bundle, true
-			}
-		}
-		if changed {
-			if _, err := admission.MutatingWebhookConfigurations().Update(ctx, c, metav1.UpdateOptions{FieldManager: fieldManager}); err != nil {
-				return fmt.Errorf("updating the caBundle of MutatingWebhookConfiguration %s: %w", name, err)
-			}
-			r.log.Info("caBundle published", "mutatingwebhookconfiguration", name)
+		if err := r.publishIn("MutatingWebhookConfiguration", name, err, func() bool {
+			return setBundles(bundle, func(yield func(*admissionregistrationv1.WebhookClientConfig) bool) {
+				for i := range c.Webhooks {
+					if !yield(&c.Webhooks[i].ClientConfig) {
+						return
+					}
+				}
+			})
+		}, func() error {
+			_, err := admission.MutatingWebhookConfigurations().Update(ctx, c, metav1.UpdateOptions{FieldManager: fieldManager})
+			return err
+		}); err != nil {
+			return err
 		}
 	}
 	for _, name := range r.opts.ValidatingWebhookConfigurations {
 		c, err := admission.ValidatingWebhookConfigurations().Get(ctx, name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("reading ValidatingWebhookConfiguration %s: %w", name, err)
-		}
-		changed := false
-		for i := range c.Webhooks {
-			if !bytes.Equal(c.Webhooks[i].ClientConfig.CABundle, bundle) {
-				c.Webhooks[i].ClientConfig.CABundle, changed = bundle, true
-			}
-		}
-		if changed {
-			if _, err := admission.ValidatingWebhookConfigurations().Update(ctx, c, metav1.UpdateOptions{FieldManager: fieldManager}); err != nil {
-				return fmt.Errorf("updating the caBundle of ValidatingWebhookConfiguration %s: %w", name, err)
-			}
-			r.log.Info("caBundle published", "validatingwebhookconfiguration", name)
+		if err := r.publishIn("ValidatingWebhookConfiguration", name, err, func() bool {
+			return setBundles(bundle, func(yield func(*admissionregistrationv1.WebhookClientConfig) bool) {
+				for i := range c.Webhooks {
+					if !yield(&c.Webhooks[i].ClientConfig) {
+						return
+					}
+				}
+			})
+		}, func() error {
+			_, err := admission.ValidatingWebhookConfigurations().Update(ctx, c, metav1.UpdateOptions{FieldManager: fieldManager})
+			return err
+		}); err != nil {
+			return err
 		}
 	}
 	for _, name := range r.opts.CustomResourceDefinitions {
@@ -239,4 +233,33 @@ func (r *Rotator) publish(ctx context.Context, bundle []byte) error {
 		r.log.Info("caBundle published", "customresourcedefinition", name)
 	}
 	return nil
+}
+
+// publishIn finishes publishing in one configuration, read with getErr: a missing one is
+// skipped, set changes the caBundles and says whether any changed, update writes them.
+func (r *Rotator) publishIn(kind, name string, getErr error, set func() bool, update func() error) error {
+	switch {
+	case apierrors.IsNotFound(getErr):
+		return nil
+	case getErr != nil:
+		return fmt.Errorf("reading %s %s: %w", kind, name, getErr)
+	case !set():
+		return nil
+	}
+	if err := update(); err != nil {
+		return fmt.Errorf("updating the caBundle of %s %s: %w", kind, name, err)
+	}
+	r.log.Info("caBundle published", "kind", kind, "name", name)
+	return nil
+}
+
+// setBundles sets bundle in each client configuration and says whether any changed.
+func setBundles(bundle []byte, configs iter.Seq[*admissionregistrationv1.WebhookClientConfig]) bool {
+	changed := false
+	for c := range configs {
+		if !bytes.Equal(c.CABundle, bundle) {
+			c.CABundle, changed = bundle, true
+		}
+	}
+	return changed
 }

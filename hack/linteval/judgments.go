@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -71,7 +72,7 @@ func parseJudgments(data []byte, projects []Project) (map[string][]Judgment, err
 		known[p.Name] = true
 	}
 	var errs []error
-	for _, name := range sortedKeys(f.Judgments) {
+	for _, name := range slices.Sorted(maps.Keys(f.Judgments)) {
 		if !known[name] {
 			errs = append(errs, fmt.Errorf("project %q is not in the corpus", name))
 			continue
@@ -268,13 +269,4 @@ func isPlainSafe(s string) bool {
 		}
 	}
 	return true
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -222,7 +224,7 @@ func writeVerdictTable(b *strings.Builder, results []projectResult) {
 		all.total(), all.judged(), all.Unjudged, all.precisionText())
 	b.WriteString("| Rule | Findings | Real | Minor | Noise | False positive | Unjudged | Precision |\n")
 	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|\n")
-	for _, rule := range sortedKeys(byRule) {
+	for _, rule := range slices.Sorted(maps.Keys(byRule)) {
 		writeTallyRow(b, cell(rule), *byRule[rule])
 	}
 	writeTallyRow(b, "**All**", all)
@@ -292,7 +294,7 @@ func writeInfos(b *strings.Builder, r projectResult, infos []judgedFinding) {
 		byRule[key] = append(byRule[key], item)
 	}
 	b.WriteString("\nInfo:\n\n")
-	for _, rule := range sortedKeys(byRule) {
+	for _, rule := range slices.Sorted(maps.Keys(byRule)) {
 		fmt.Fprintf(b, "- %s (%d): %s\n", rule, len(byRule[rule]), strings.Join(byRule[rule], "; "))
 	}
 }
