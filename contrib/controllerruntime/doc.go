@@ -13,4 +13,8 @@
 // What changes compared with admit's own webhook.Server: the drain (controller-runtime's server
 // shuts down without a readiness drop first) and readiness (its checker only dials the port),
 // so prefer admit's Server when the process serves webhooks alone.
+//
+// example/labeller is a complete program; the e2e suite runs it behind a real kube-apiserver.
+// For certificates without cert-manager, run admit's certs/rotator next to the manager with
+// CertDir set to the webhook server's CertDir.
 package controllerruntime
