@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -143,7 +144,7 @@ func TestRotatorRotatesWhileTheAPIServerCalls(t *testing.T) {
 	})
 
 	// Rotate for a while: the CA is due 20 s after it was made, serving certificates every 6 s.
-	bundles, servings := map[string]bool{}, map[string]bool{}
+	bundles, servings, signers := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	var failures []string
 	deadline := time.Now().Add(32 * time.Second)
 	for i := 0; time.Now().Before(deadline); i++ {
@@ -153,11 +154,13 @@ func TestRotatorRotatesWhileTheAPIServerCalls(t *testing.T) {
 		if c, err := configs.Get(ctx, configName, metav1.GetOptions{}); err == nil {
 			bundles[string(c.Webhooks[0].ClientConfig.CABundle)] = true
 		}
-		if serial, err := servedSerial(port); err == nil {
-			servings[serial] = true
+		if cert, err := servedCertificate(port); err == nil {
+			servings[cert.SerialNumber.String()] = true
+			signers[string(cert.AuthorityKeyId)] = true
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	t.Logf("during rotation: %d caBundles read through the apiserver, %d serving certificates presented, signed by %d CAs, %d failed requests", len(bundles), len(servings), len(signers), len(failures))
 	if len(failures) > 0 {
 		t.Errorf("%d requests failed during rotation, first: %s", len(failures), failures[0])
 	}
@@ -171,6 +174,9 @@ func TestRotatorRotatesWhileTheAPIServerCalls(t *testing.T) {
 	}
 	if len(servings) < 4 {
 		t.Errorf("the server presented %d serving certificates over 32 s, want renewals every 6 s", len(servings))
+	}
+	if len(signers) < 2 {
+		t.Errorf("the served certificates were signed by %d CAs, want the renewed CA's certificates served too", len(signers))
 	}
 
 	// One writer: the Lease names one replica; the other's files follow the Secret.
@@ -193,12 +199,12 @@ func TestRotatorRotatesWhileTheAPIServerCalls(t *testing.T) {
 	})
 }
 
-// servedSerial is the serial number of the certificate the server presents.
-func servedSerial(port int) (string, error) {
-	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: time.Second}, "tcp", "127.0.0.1:"+strconv.Itoa(port), &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // only the serial is read
+// servedCertificate is the certificate the server presents.
+func servedCertificate(port int) (*x509.Certificate, error) {
+	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: time.Second}, "tcp", "127.0.0.1:"+strconv.Itoa(port), &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // only the certificate is read
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	defer conn.Close()
-	return conn.ConnectionState().PeerCertificates[0].SerialNumber.String(), nil
+	return conn.ConnectionState().PeerCertificates[0], nil
 }
