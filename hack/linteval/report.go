@@ -317,6 +317,14 @@ func where(r projectResult, f judgedFinding) string {
 	if orig, ok := r.Renamed[file]; ok {
 		file = orig
 	}
+	if dir, built := strings.CutSuffix(file, "/"+kustomizeOutput); built {
+		// The build's output is not in the repository: link the kustomization it came from.
+		label := fmt.Sprintf("kustomize build %s", dir)
+		if f.Line > 0 {
+			label += fmt.Sprintf(", line %d", f.Line)
+		}
+		return fmt.Sprintf("%s ([%s](https://github.com/%s/tree/%s/%s))", s, label, r.Project.Repo, r.Project.Commit, dir)
+	}
 	url := fmt.Sprintf("https://github.com/%s/blob/%s/%s", r.Project.Repo, r.Project.Commit, file)
 	label := file
 	if f.Line > 0 {

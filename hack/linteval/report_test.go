@@ -117,3 +117,22 @@ func TestWriteReport(t *testing.T) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+// TestWhereLinksFiles links a finding to its file and line in the repository, and a finding in
+// a kustomize build, whose output the repository does not hold, to the kustomization.
+func TestWhereLinksFiles(t *testing.T) {
+	r := projectResult{Project: Project{Repo: "example/widgets", Commit: strings.Repeat("a", 40)}, Renamed: map[string]string{"out.golden.yaml": "out.golden"}}
+	base := Finding{Configuration: "widgets", Kind: "ValidatingWebhookConfiguration", Webhook: "w.example.com", Line: 12}
+	tests := []struct{ file, want string }{
+		{"deploy/webhooks.yaml", "`widgets` (validating) › `w.example.com` ([deploy/webhooks.yaml:12](https://github.com/example/widgets/blob/" + strings.Repeat("a", 40) + "/deploy/webhooks.yaml#L12))"},
+		{"out.golden.yaml", "`widgets` (validating) › `w.example.com` ([out.golden:12](https://github.com/example/widgets/blob/" + strings.Repeat("a", 40) + "/out.golden#L12))"},
+		{"config/default/" + kustomizeOutput, "`widgets` (validating) › `w.example.com` ([kustomize build config/default, line 12](https://github.com/example/widgets/tree/" + strings.Repeat("a", 40) + "/config/default))"},
+	}
+	for _, tt := range tests {
+		f := base
+		f.File = tt.file
+		if diff := cmp.Diff(tt.want, where(r, judgedFinding{Finding: f})); diff != "" {
+			t.Errorf("where(%s) (-want +got):\n%s", tt.file, diff)
+		}
+	}
+}
