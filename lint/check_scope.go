@@ -29,7 +29,7 @@ func checkWildcards(a *analysis) []finding {
 					message: fmt.Sprintf("matches %s: the webhook receives requests it was not written for, including resources that CRDs and upgrades add later", joinAnd(wild)),
 					hint:    "list the API groups, resources and operations the webhook handles",
 				}
-				if groups := rule.APIGroups; !slices.Contains(groups, "*") && !slices.ContainsFunc(groups, a.builtinGroup) {
+				if groups := rule.APIGroups; !slices.Contains(groups, "*") && !slices.ContainsFunc(groups, func(g string) bool { return a.builtinGroups[g] }) {
 					// A project's wildcard over its own API groups reaches only its own kinds.
 					f.severity = Info
 					f.message = fmt.Sprintf("matches %s of its own API groups (%s): new kinds added to them later reach the webhook too", joinAnd(wild), strings.Join(groups, ", "))
@@ -170,14 +170,4 @@ func (a *analysis) exactCannotMiss(w *webhook) bool {
 		}
 	}
 	return true
-}
-
-// builtinGroup says whether Kubernetes itself serves resources in the API group.
-func (a *analysis) builtinGroup(group string) bool {
-	for gr := range a.builtin {
-		if gr.Group == group {
-			return true
-		}
-	}
-	return false
 }

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -20,7 +21,7 @@ func (a *analysis) caBundleFillers(c *configuration) []string {
 		return nil
 	}
 	var out []string
-	for _, name := range sortedRoleNames(a.inv.clusterRoles) {
+	for _, name := range slices.Sorted(maps.Keys(a.inv.clusterRoles)) {
 		role := a.inv.clusterRoles[name]
 		if !slices.ContainsFunc(role.Rules, func(r rbacv1.PolicyRule) bool { return mayUpdate(r, resource, c.name) }) {
 			continue
@@ -83,15 +84,6 @@ func (a *analysis) roleUsers(role string) []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
-}
-
-func sortedRoleNames(roles map[string]*rbacv1.ClusterRole) []string {
-	names := make([]string, 0, len(roles))
-	for name := range roles {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names
 }
 
 // emptyBundle is true for a caBundle that holds nothing: unset, or whitespace that a template

@@ -74,12 +74,14 @@ type analysis struct {
 	configs       []*configuration
 	all           []*configuration
 	restartWrites []restartWrite
-	// builtin holds the resources Kubernetes itself serves, as opposed to custom resources.
-	builtin  map[schema.GroupResource]bool
-	requests []request
-	policies []*admissionPolicy
-	bindings []*policyBinding
-	checker  PolicyChecker
+	// builtin holds the resources Kubernetes itself serves, as opposed to custom resources,
+	// and builtinGroups their API groups.
+	builtin       map[schema.GroupResource]bool
+	builtinGroups map[string]bool
+	requests      []request
+	policies      []*admissionPolicy
+	bindings      []*policyBinding
+	checker       PolicyChecker
 }
 
 // finding is what a check reports; Run completes it with the rule and the configuration.
@@ -180,6 +182,10 @@ func newAnalysis(set *config.Set, opts Options, index map[string]string) (*analy
 	a.mapper = mapper
 	if a.builtin, err = builtinResources(); err != nil {
 		return nil, err
+	}
+	a.builtinGroups = map[string]bool{}
+	for gr := range a.builtin {
+		a.builtinGroups[gr.Group] = true
 	}
 	a.restartWrites = restartWrites(mapper)
 	if a.configs, err = buildConfigurations(set, inv, index); err != nil {

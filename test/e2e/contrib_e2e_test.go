@@ -6,20 +6,16 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
-
-	"github.com/admitkit/admit/certs"
 )
 
 // TestControllerRuntimeMountBehindTheAPIServer runs contrib/controllerruntime's example, an
@@ -41,18 +37,7 @@ func TestControllerRuntimeMountBehindTheAPIServer(t *testing.T) {
 		t.Fatalf("building the contrib example: %v\n%s", err, out)
 	}
 
-	ca, err := certs.NewCA("admit-e2e-contrib", time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kp, err := ca.IssueServing(certs.ServingOptions{IPs: []net.IP{net.IPv4(127, 0, 0, 1)}, ValidFor: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := certs.WriteFiles(dir, ca, kp); err != nil {
-		t.Fatal(err)
-	}
+	dir, _ := loopbackCerts(t, "admit-e2e-contrib")
 	port := freePort(t)
 	url := "https://127.0.0.1:" + strconv.Itoa(port)
 

@@ -33,18 +33,7 @@ type servedWebhooks struct {
 // serveWebhooks runs handler in a webhook.Server with a fresh CA until the test ends.
 func serveWebhooks(t *testing.T, handler *webhook.Registry) servedWebhooks {
 	t.Helper()
-	ca, err := certs.NewCA("admit-e2e", time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kp, err := ca.IssueServing(certs.ServingOptions{IPs: []net.IP{net.IPv4(127, 0, 0, 1)}, ValidFor: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := certs.WriteFiles(dir, ca, kp); err != nil {
-		t.Fatal(err)
-	}
+	dir, caBundle := loopbackCerts(t, "admit-e2e")
 	server, err := webhook.NewServer(webhook.ServerOptions{
 		Addr: "127.0.0.1:0", CertFile: filepath.Join(dir, certs.CertFileName), KeyFile: filepath.Join(dir, certs.KeyFileName),
 		Handler: handler, GracePeriod: 5 * time.Second,
@@ -52,6 +41,32 @@ func serveWebhooks(t *testing.T, handler *webhook.Registry) servedWebhooks {
 	if err != nil {
 		t.Fatal(err)
 	}
+	runServer(t, server)
+	return servedWebhooks{URL: "https://" + server.Addr().String(), CABundle: caBundle}
+}
+
+// loopbackCerts writes a fresh CA and a serving certificate for 127.0.0.1, valid for an hour,
+// into a temporary directory (ca.crt, tls.crt, tls.key) and returns it with the CA's PEM.
+func loopbackCerts(tb testing.TB, commonName string) (dir string, caBundle []byte) {
+	tb.Helper()
+	ca, err := certs.NewCA(commonName, time.Hour)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	kp, err := ca.IssueServing(certs.ServingOptions{IPs: []net.IP{net.IPv4(127, 0, 0, 1)}, ValidFor: time.Hour})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dir = tb.TempDir()
+	if err := certs.WriteFiles(dir, ca, kp); err != nil {
+		tb.Fatal(err)
+	}
+	return dir, ca.CertPEM()
+}
+
+// runServer binds server and serves until the test ends, then checks it stopped cleanly.
+func runServer(t *testing.T, server *webhook.Server) {
+	t.Helper()
 	if err := server.Listen(); err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +79,6 @@ func serveWebhooks(t *testing.T, handler *webhook.Registry) servedWebhooks {
 			t.Errorf("webhook server: %v", err)
 		}
 	})
-	return servedWebhooks{URL: "https://" + server.Addr().String(), CABundle: ca.CertPEM()}
 }
 
 // newNamespace creates a namespace with a unique name and a label unique to the test, and a

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -221,18 +220,7 @@ func (latencyValidator) ValidateDelete(context.Context, *webhook.Request, *corev
 // benchmark ends, and returns its URL and CA.
 func serveLatencyWebhooks(b *testing.B, registry *webhook.Registry) (string, []byte) {
 	b.Helper()
-	ca, err := certs.NewCA("admit-latency", time.Hour)
-	if err != nil {
-		b.Fatal(err)
-	}
-	kp, err := ca.IssueServing(certs.ServingOptions{IPs: []net.IP{net.IPv4(127, 0, 0, 1)}, ValidFor: time.Hour})
-	if err != nil {
-		b.Fatal(err)
-	}
-	dir := b.TempDir()
-	if err := certs.WriteFiles(dir, ca, kp); err != nil {
-		b.Fatal(err)
-	}
+	dir, caBundle := loopbackCerts(b, "admit-latency")
 	server, err := webhook.NewServer(webhook.ServerOptions{
 		Addr: "127.0.0.1:0", CertFile: filepath.Join(dir, certs.CertFileName), KeyFile: filepath.Join(dir, certs.KeyFileName),
 		Handler: registry, GracePeriod: 10 * time.Second,
@@ -252,7 +240,7 @@ func serveLatencyWebhooks(b *testing.B, registry *webhook.Registry) (string, []b
 			b.Logf("webhook server: %v", err)
 		}
 	})
-	return "https://" + server.Addr().String(), ca.CertPEM()
+	return "https://" + server.Addr().String(), caBundle
 }
 
 // percentileMillis returns the nearest-rank percentile p of sorted latencies, in milliseconds.

@@ -116,17 +116,7 @@ func TestRotatorRotatesWhileTheAPIServerCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := server.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- server.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-served; err != nil {
-			t.Errorf("webhook server: %v", err)
-		}
-	})
+	runServer(t, server)
 
 	create := func(name string) error {
 		_, err := env.Client.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
