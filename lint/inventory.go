@@ -370,12 +370,12 @@ const autoscalingGroup = "autoscaling"
 // autoscaler is what lint needs of a HorizontalPodAutoscaler: the workload it scales and its
 // floor.
 type autoscaler struct {
-	namespace, targetKind, targetName string
-	minReplicas                       int64
+	namespace, name, targetKind, targetName string
+	minReplicas                             int64
 }
 
 func (inv *inventory) addAutoscaler(u *unstructured.Unstructured) error {
-	hpa := autoscaler{namespace: u.GetNamespace(), minReplicas: 1}
+	hpa := autoscaler{namespace: u.GetNamespace(), name: u.GetName(), minReplicas: 1}
 	var err error
 	if hpa.targetKind, _, err = unstructured.NestedString(u.Object, "spec", "scaleTargetRef", "kind"); err != nil {
 		return fmt.Errorf("spec.scaleTargetRef.kind: %w", err)
@@ -404,7 +404,7 @@ func (inv *inventory) minReplicas(w *workload) (replicas int64, by string, ok bo
 	replicas = int64(*w.replicas)
 	for _, hpa := range inv.hpas {
 		if hpa.targetKind == w.kind && hpa.targetName == w.name && inNamespace(hpa.namespace, w.namespace) {
-			return hpa.minReplicas, "HorizontalPodAutoscaler " + namespacedName{hpa.namespace, w.name}.String(), true
+			return hpa.minReplicas, "HorizontalPodAutoscaler " + namespacedName{hpa.namespace, hpa.name}.String(), true
 		}
 	}
 	return replicas, "", true

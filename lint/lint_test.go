@@ -356,3 +356,63 @@ webhooks:
 		t.Errorf("findings (-want +got):\n%s", diff)
 	}
 }
+
+// TestSingleReplicaNamesTheAutoscaler names the HorizontalPodAutoscaler whose floor leaves a
+// fail-closed webhook's server at one replica, by its own name.
+func TestSingleReplicaNamesTheAutoscaler(t *testing.T) {
+	const input = `apiVersion: v1
+kind: Service
+metadata: {name: webhook, namespace: example-system}
+spec:
+  selector: {app: webhook}
+  ports: [{port: 443}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: webhook, namespace: example-system}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: webhook}}
+  template:
+    metadata: {labels: {app: webhook}}
+    spec: {containers: [{name: webhook, image: example.com/webhook:1}]}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: webhook-scaler, namespace: example-system}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: webhook}
+  minReplicas: 1
+  maxReplicas: 4
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: example
+  annotations: {cert-manager.io/inject-ca-from: example-system/serving}
+webhooks:
+- name: widgets.webhook.example.com
+  clientConfig: {service: {name: webhook, namespace: example-system}}
+  rules: [{apiGroups: [example.com], apiVersions: [v1], resources: [widgets], operations: [CREATE]}]
+  sideEffects: None
+  admissionReviewVersions: [v1]
+`
+	set, err := config.Parse("scaled.yaml", []byte(input))
+	if err != nil {
+		t.Fatal(err)
+	}
+	findings, err := Run(set, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var messages []string
+	for _, f := range findings {
+		if f.Rule == "B07" {
+			messages = append(messages, f.Message)
+		}
+	}
+	want := "runs as few as 1 replica (the minReplicas of HorizontalPodAutoscaler example-system/webhook-scaler)"
+	if len(messages) != 1 || !strings.Contains(messages[0], want) {
+		t.Errorf("B07 findings %q, want one saying %q", messages, want)
+	}
+}
