@@ -5,9 +5,13 @@ CACHE     ?= $(CURDIR)/.cache
 export ADMIT_CACHE_DIR := $(CACHE)
 # Tests find the cached binaries through these.
 export ADMIT_KUBE_APISERVER ?= $(CACHE)/bin/kube-apiserver
+# The programs the reliability and e2e suites run as processes, built by test-binaries before
+# either suite starts (internal/testbin): no test's deadline includes a compilation.
+export ADMIT_BINARY ?= $(CACHE)/bin/admit
+export ADMIT_CONTRIB_LABELLER ?= $(CACHE)/bin/labeller
 E2E_TIMEOUT ?= 20m
 
-.PHONY: all build test tools tools-background vet unit unit-packages unit-reliability e2e contrib fmt-check clean
+.PHONY: all build test tools tools-background test-binaries vet unit unit-packages unit-reliability e2e contrib fmt-check clean
 
 include bench.mk
 include reliability.mk
@@ -24,7 +28,7 @@ build:
 ## harness (no timing assertions), and every fuzz target for a short budget (fuzz-smoke).
 ## The e2e tools (kube-apiserver, built once into .cache) build in the background while the unit
 ## tests run; the reliability suite, which measures timing, waits for that build to end.
-test: tools-background fmt-check vet unit-packages tools unit-reliability e2e bench-smoke contrib fuzz-smoke
+test: tools-background fmt-check vet unit-packages test-binaries tools unit-reliability e2e bench-smoke contrib fuzz-smoke
 
 fmt-check:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
@@ -45,18 +49,24 @@ unit-packages:
 	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v -e '/test/reliability$$' -e '/hack/')
 	$(GO) test -count=1 ./hack/...
 
-unit-reliability:
+unit-reliability: test-binaries
 	$(GO) test -race -count=1 ./test/reliability
 
 tools:
 	bash hack/ensure-tools.sh
+
+# admit static, as the image ships it; go build relinks only what changed.
+test-binaries:
+	@mkdir -p $(dir $(ADMIT_BINARY)) $(dir $(ADMIT_CONTRIB_LABELLER))
+	CGO_ENABLED=0 $(GO) build -o $(ADMIT_BINARY) ./cmd/admit
+	cd contrib/controllerruntime && $(GO) build -o $(ADMIT_CONTRIB_LABELLER) ./example/labeller
 
 # ensure-tools.sh runs one at a time, so `tools` waits for this one; its output is in the log.
 tools-background:
 	@mkdir -p $(CACHE) && { bash hack/ensure-tools.sh > $(CACHE)/ensure-tools.log 2>&1 & }
 
 # The reliability packages ran in unit, alone: here they would share the machine with e2e.
-e2e: tools
+e2e: tools test-binaries
 	$(GO) test -race -count=1 -tags e2e -timeout $(E2E_TIMEOUT) $$($(GO) list -tags e2e ./test/... | grep -v '/test/reliability')
 
 # contrib/ holds modules of their own (adapters to other frameworks), so that admit does not

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
 	"github.com/admitkit/admit/certs"
+	"github.com/admitkit/admit/internal/lockedbuf"
 )
 
 // Server is a running fake webhook server. Its methods are safe for concurrent use.
@@ -31,12 +33,15 @@ type Server struct {
 	// caBundle of a webhook configuration that calls the server.
 	CABundle []byte
 
-	server   *httptest.Server
-	mu       sync.Mutex
-	calls    map[string]int
-	requests map[string][]*admissionv1.AdmissionRequest
-	timeouts map[string][]string
-	wire     map[string][]Wire
+	server *httptest.Server
+	// log holds what the HTTP server reports: failed handshakes, closed connections.
+	log         lockedbuf.Buffer
+	connections atomic.Int64
+	mu          sync.Mutex
+	calls       map[string]int
+	requests    map[string][]*admissionv1.AdmissionRequest
+	timeouts    map[string][]string
+	wire        map[string][]Wire
 }
 
 // Wire is a call as it arrived: what a typed decoding would hide (field names' case, unknown
@@ -65,26 +70,54 @@ func NewServer() (*Server, error) {
 	s := &Server{CABundle: ca.CertPEM()}
 	s.Reset()
 	s.server = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
-	// Callers that give up (timeouts, canceled requests) close connections; that is not news.
-	s.server.Config.ErrorLog = log.New(io.Discard, "", 0)
+	// Callers that give up (timeouts, canceled requests) close connections: that is not news, so
+	// the server's complaints are kept for Log rather than printed (Start prints them when the test
+	// fails: they are how a connection the server closed shows).
+	s.server.Config.ErrorLog = log.New(&s.log, "", 0)
+	s.server.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateNew {
+			s.connections.Add(1)
+		}
+	}
 	// kube-apiserver speaks HTTP/2 to loopback webhooks: serve it as a real webhook would.
 	s.server.EnableHTTP2 = true
+	// Tests send a thousand calls at once. Go's HTTP/2 client opens a new TLS connection for each
+	// call beyond a connection's stream limit (Go's server default: 250), and Go's server closes a
+	// connection whose client SETTINGS it has not read within 2 seconds — which a storm of hundreds
+	// of handshakes under the race detector on two cores makes happen, failing the calls sent on it
+	// with "unexpected EOF". With streams for every call, a burst shares the open connection.
+	s.server.Config.HTTP2 = &http.HTTP2Config{MaxConcurrentStreams: MaxConcurrentStreams}
 	s.server.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	s.server.StartTLS()
 	s.URL = s.server.URL
 	return s, nil
 }
 
-// Start starts a server that is closed when t ends, failing t if it cannot start.
+// MaxConcurrentStreams is how many calls the server takes at once on one HTTP/2 connection.
+const MaxConcurrentStreams = 4096
+
+// Start starts a server that is closed when t ends, failing t if it cannot start. When t fails,
+// the server's log is printed with it.
 func Start(t testing.TB) *Server {
 	t.Helper()
 	s, err := NewServer()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(s.Close)
+	t.Cleanup(func() {
+		s.Close()
+		if log := s.Log(); t.Failed() && log != "" {
+			t.Logf("the webhooktest server's log:\n%s", log)
+		}
+	})
 	return s
 }
+
+// Log returns what the HTTP server reported so far: handshakes that failed, connections it closed.
+func (s *Server) Log() string { return s.log.String() }
+
+// Connections returns how many connections the server has accepted.
+func (s *Server) Connections() int { return int(s.connections.Load()) }
 
 // Close stops the server, waiting for the calls in progress.
 func (s *Server) Close() { s.server.Close() }

@@ -6,9 +6,12 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -353,5 +356,68 @@ func TestAnswerEncodings(t *testing.T) {
 				t.Errorf("answer (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// A burst of calls at once, as the reliability suite sends a thousand admissions, is carried by
+// the connection already open: a Go HTTP/2 client opens a new TLS connection for every call over
+// the server's stream limit, and a storm of handshakes is what makes Go's server close
+// connections it has not heard SETTINGS on within two seconds.
+func TestBurstSharesTheOpenConnection(t *testing.T) {
+	s := Start(t)
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(s.CABundle) {
+		t.Fatal("CABundle holds no certificate")
+	}
+	// As the dispatcher calls a loopback webhook: HTTP/2.
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, ForceAttemptHTTP2: true}}
+	defer client.CloseIdleConnections()
+	body, err := json.Marshal(admissionv1.AdmissionReview{
+		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
+		Request:  &admissionv1.AdmissionRequest{UID: "uid-1", Operation: admissionv1.Create, Name: "cm"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func() error {
+		resp, err := client.Post(s.URL+"/allow", "application/json", bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+			return err
+		}
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("status %d", resp.StatusCode)
+		}
+		if resp.ProtoMajor != 2 {
+			return fmt.Errorf("served over %s, want HTTP/2", resp.Proto)
+		}
+		return nil
+	}
+	if err := call(); err != nil {
+		t.Fatal(err)
+	}
+	const burst = 1000
+	errs := make([]error, burst)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range errs {
+		wg.Go(func() {
+			<-start
+			errs[i] = call()
+		})
+	}
+	close(start)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Connections(); got != 1 {
+		t.Errorf("%d connections for a warm-up call and a burst of %d, want the warm-up's only", got, burst)
+	}
+	if got := s.Calls("/allow"); got != burst+1 {
+		t.Errorf("%d calls recorded, want %d", got, burst+1)
 	}
 }

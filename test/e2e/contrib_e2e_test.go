@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -26,17 +25,7 @@ func TestControllerRuntimeMountBehindTheAPIServer(t *testing.T) {
 	ctx := context.Background()
 	ns, selector := newNamespace(t, "contrib")
 
-	contrib, err := filepath.Abs(filepath.Join("..", "..", "contrib", "controllerruntime"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(t.TempDir(), "labeller")
-	build := exec.Command("go", "build", "-o", bin, "./example/labeller")
-	build.Dir = contrib
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the contrib example: %v\n%s", err, out)
-	}
-
+	bin := labellerPath
 	dir, _ := loopbackCerts(t, "admit-e2e-contrib")
 	port := freePort(t)
 	url := "https://127.0.0.1:" + strconv.Itoa(port)

@@ -4,13 +4,9 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"net"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -130,35 +126,18 @@ func mustContain(t *testing.T, s string, parts ...string) {
 	}
 }
 
-// admitBinary builds the admit command once per test run and returns its path.
+// admitBinary returns the admit binary TestMain provided (see internal/testbin).
 func admitBinary(t *testing.T) string {
 	t.Helper()
-	builtAdmit.once.Do(func() {
-		dir, err := os.MkdirTemp("", "admit-e2e-bin-")
-		if err != nil {
-			builtAdmit.err = err
-			return
-		}
-		builtAdmit.path = filepath.Join(dir, "admit")
-		// Static, as the image ships it (the reliability suite builds it alike: one compilation).
-		cmd := exec.Command("go", "build", "-o", builtAdmit.path, "github.com/admitkit/admit/cmd/admit")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			builtAdmit.err = fmt.Errorf("go build ./cmd/admit: %v\n%s", err, out)
-		}
-	})
-	if builtAdmit.err != nil {
-		t.Fatal(builtAdmit.err)
+	if admitPath == "" {
+		t.Fatal("no admit binary: TestMain provides it")
 	}
-	return builtAdmit.path
+	return admitPath
 }
 
-// builtAdmit caches the admit binary between tests of this package.
-var builtAdmit struct {
-	once sync.Once
-	path string
-	err  error
-}
+// admitPath and labellerPath are the admit binary and contrib/controllerruntime's example
+// server, set by TestMain before any test starts its clock.
+var admitPath, labellerPath string
 
 // freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
 func freePort(t *testing.T) int {

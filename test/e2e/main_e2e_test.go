@@ -5,9 +5,11 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"testing"
 
+	"github.com/admitkit/admit/internal/testbin"
 	"github.com/admitkit/admit/internal/testenv"
 )
 
@@ -17,5 +19,26 @@ import (
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
-	os.Exit(testenv.Main(m, &env, testenv.Options{}))
+	// Tests run admit and contrib's example as processes under deadlines of their own: the
+	// binaries are there before the first test starts (a cold build takes minutes; make test
+	// builds them beforehand).
+	admit, err := testbin.Admit().Build()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		os.Exit(1)
+	}
+	admitPath = admit.Path
+	labeller, err := testbin.ContribLabeller().Build()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		os.Exit(1)
+	}
+	labellerPath = labeller.Path
+	code := testenv.Main(m, &env, testenv.Options{})
+	for _, b := range []*testbin.Binary{admit, labeller} {
+		if err := b.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "e2e: removing a binary:", err)
+		}
+	}
+	os.Exit(code)
 }

@@ -2,21 +2,33 @@ package reliability
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/admitkit/admit/internal/testbin"
 )
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	// Build admit in the background while the tests start: the serving scenarios wait for it.
-	// Listing tests (go test -list) runs TestMain too, and needs no binary.
+	// The serving scenarios run admit as a process with deadlines of their own: have the binary
+	// before any of them starts (a cold build takes minutes). Listing tests (go test -list) runs
+	// TestMain too, and needs no binary.
+	var admit *testbin.Binary
 	if flag.Lookup("test.list").Value.String() == "" && needsAdmit(flag.Lookup("test.run").Value.String()) {
-		go admitCommand.build()
+		var err error
+		if admit, err = testbin.Admit().Build(); err != nil {
+			fmt.Fprintln(os.Stderr, "reliability:", err)
+			os.Exit(1)
+		}
+		admitPath = admit.Path
 	}
 	code := m.Run()
-	admitCommand.remove()
+	if err := admit.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "reliability: removing the admit binary:", err)
+	}
 	os.Exit(code)
 }
 

@@ -16,7 +16,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,51 +24,18 @@ import (
 	"github.com/admitkit/admit/internal/lockedbuf"
 )
 
-// builtCommand is cmd/admit, built on first use and removed by TestMain.
-type builtCommand struct {
-	once sync.Once
-	dir  string
-	path string
-	err  error
-}
+// admitPath is the admit binary the serving scenarios run, set by TestMain before any test
+// starts (see internal/testbin): no test's deadline includes building it.
+var admitPath string
 
-// admitCommand is shared by every test of the package: building admit takes seconds.
-var admitCommand builtCommand
-
-// Path returns the binary's path, building it unless that is done or under way.
-func (b *builtCommand) Path(t testing.TB) string {
+// admitBinary returns admitPath, failing t when TestMain did not provide one (a -run pattern
+// that TestMain judged to need no binary).
+func admitBinary(t testing.TB) string {
 	t.Helper()
-	b.build()
-	if b.err != nil {
-		t.Fatal(b.err)
+	if admitPath == "" {
+		t.Fatal("no admit binary: TestMain builds it only when TestReliability runs")
 	}
-	return b.path
-}
-
-// build builds admit once; concurrent calls wait for the first.
-func (b *builtCommand) build() {
-	b.once.Do(func() {
-		b.dir, b.err = os.MkdirTemp("", "admit-reliability-")
-		if b.err != nil {
-			return
-		}
-		b.path = filepath.Join(b.dir, "admit")
-		// Static, as the image ships it (and the e2e suite builds it: one compilation for both).
-		cmd := exec.Command("go", "build", "-o", b.path, "github.com/admitkit/admit/cmd/admit")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			b.err = fmt.Errorf("go build ./cmd/admit: %v\n%s", err, out)
-		}
-	})
-}
-
-// remove deletes the build, waiting for one under way.
-func (b *builtCommand) remove() {
-	b.once.Do(func() {})
-	if b.dir != "" {
-		os.RemoveAll(b.dir)
-	}
+	return admitPath
 }
 
 // runAdmit runs an admit command to completion and returns its output and exit code.
@@ -77,7 +43,7 @@ func runAdmit(t *testing.T, stdin []byte, args ...string) (stdout, stderr string
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, admitCommand.Path(t), args...)
+	cmd := exec.CommandContext(ctx, admitBinary(t), args...)
 	cmd.Env = admitEnv()
 	cmd.Stdin = bytes.NewReader(stdin)
 	var out, errOut bytes.Buffer
@@ -122,7 +88,7 @@ type serveProcess struct {
 func startServe(t *testing.T, certDir string, args ...string) *serveProcess {
 	t.Helper()
 	args = append([]string{"serve", "--addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0", "--cert-dir", certDir}, args...)
-	cmd := exec.Command(admitCommand.Path(t), args...)
+	cmd := exec.Command(admitBinary(t), args...)
 	cmd.Env = admitEnv()
 	logs := &lockedbuf.Buffer{}
 	stderr, err := cmd.StderrPipe()
