@@ -64,14 +64,33 @@ func (f *fieldManagers) manager(kind schema.GroupVersionKind, subresource string
 		m, err = managedfields.NewDefaultCRDFieldManager(f.deduced, unstructuredVersions{}, noDefaults{},
 			unstructuredscheme.NewUnstructuredCreator(), kind, kind.GroupVersion(), subresource, reset)
 	} else {
+		converter := f.builtin
+		if !f.knowsType(kind) {
+			// The review kinds (SelfSubjectReview, TokenReview, ...) are not in client-go's copy
+			// of the API's schema, which the apiserver's own schema has. Their objects are
+			// flat enough that the fields deduced from the object are the same, and the field
+			// manager's "[SHOULD NOT HAPPEN]" log on every write is avoided.
+			converter = f.deduced
+		}
 		hub := schema.GroupVersion{Group: kind.Group, Version: runtime.APIVersionInternal}
-		m, err = managedfields.NewDefaultFieldManager(f.builtin, runtime.UnsafeObjectConvertor(f.scheme), f.scheme, f.scheme, kind, hub, subresource, reset)
+		m, err = managedfields.NewDefaultFieldManager(converter, runtime.UnsafeObjectConvertor(f.scheme), f.scheme, f.scheme, kind, hub, subresource, reset)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("the field manager of %s: %w", kind, err)
 	}
 	f.managers[key] = m
 	return m, nil
+}
+
+// knowsType reports whether the schema of built-in kinds has kind.
+func (f *fieldManagers) knowsType(kind schema.GroupVersionKind) bool {
+	obj, err := f.scheme.New(kind)
+	if err != nil {
+		return false
+	}
+	obj.GetObjectKind().SetGroupVersionKind(kind) // the converter finds the type by it
+	_, err = f.builtin.ObjectToTyped(obj)
+	return err == nil
 }
 
 // noDefaults is the defaulter of a field manager that only records updates: it defaults

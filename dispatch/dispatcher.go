@@ -57,7 +57,13 @@ type Options struct {
 	NewUID func() string
 	// Now is the clock for durations; default time.Now.
 	Now func() time.Time
+	// MaxRequestBodyBytes is the largest object a CREATE or UPDATE may send, as kube-apiserver's
+	// --max-request-body-bytes; default DefaultMaxRequestBodyBytes, negative for no limit.
+	MaxRequestBodyBytes int64
 }
+
+// DefaultMaxRequestBodyBytes is kube-apiserver's limit on a request body: 3 MiB.
+const DefaultMaxRequestBodyBytes int64 = 3 << 20
 
 // Dispatcher runs admissions through webhook configurations. It is safe for concurrent use and
 // keeps HTTP connections to webhooks between admissions.
@@ -80,6 +86,8 @@ type Dispatcher struct {
 	logger      *slog.Logger
 	newUID      func() string
 	now         func() time.Time
+	// maxBody is the request body limit; 0 for none.
+	maxBody int64
 }
 
 // maxPatchCopyBytes bounds how much a webhook's patch may grow an object through "copy"
@@ -114,7 +122,13 @@ func New(opts Options) (*Dispatcher, error) {
 		namespaces: opts.Namespaces, resources: opts.Resources, converter: opts.Converter, codec: opts.Codec,
 		pluginsAfter: opts.PluginsAfterWebhooks, preparer: opts.Preparer,
 		clients: newClientCache(opts.ServiceResolver, opts.Transport), metrics: opts.Metrics, logger: opts.Logger,
-		newUID: opts.NewUID, now: opts.Now,
+		newUID: opts.NewUID, now: opts.Now, maxBody: opts.MaxRequestBodyBytes,
+	}
+	switch {
+	case d.maxBody == 0:
+		d.maxBody = DefaultMaxRequestBodyBytes
+	case d.maxBody < 0:
+		d.maxBody = 0
 	}
 	for _, p := range opts.Plugins {
 		m, mutating := p.(MutatingPlugin)
@@ -160,7 +174,10 @@ func (d *Dispatcher) Admit(ctx context.Context, req *Request) (*Result, error) {
 	a := newAdmission(d, req)
 
 	start := d.now()
-	err := a.decode(ctx)
+	err := a.readBody()
+	if err == nil {
+		err = a.decode(ctx)
+	}
 	decoded := a.object
 	if err == nil {
 		err = a.mutate(ctx)
@@ -217,6 +234,16 @@ func (d *Dispatcher) Admit(ctx context.Context, req *Request) (*Result, error) {
 	return result, nil
 }
 
+// readBody refuses an object larger than the request body limit, as kube-apiserver's handler
+// does while reading the body, before anything else runs.
+func (a *admission) readBody() error {
+	if limit := a.d.maxBody; limit > 0 && int64(len(a.req.Object)) > limit {
+		a.object = nil // never read: the result does not echo it
+		return apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", limit))
+	}
+	return nil
+}
+
 // decode starts the admission with the Codec's reading of the request's objects.
 func (a *admission) decode(ctx context.Context) error {
 	if a.d.codec == nil {
@@ -248,10 +275,13 @@ func (a *admission) store(ctx context.Context) error {
 }
 
 // prepare runs the Preparer on a CREATE or UPDATE, after the generated name of a generateName
-// CREATE is set: the apiserver names the object before validating admission, so validating
-// webhooks and the admitted object carry the name.
+// CREATE is set: the apiserver's registry names the object before validating admission, so
+// validating webhooks and the admitted object carry the name — unless mutating admission named
+// it already: the registry generates a name only for an object that still has none.
 func (a *admission) prepare(ctx context.Context) error {
-	if a.req.GeneratedName != "" && len(a.object) > 0 {
+	if name := objectName(a.object); name != "" {
+		a.name = name
+	} else if a.req.GeneratedName != "" && len(a.object) > 0 {
 		named, err := withName(a.object, a.req.GeneratedName)
 		if err != nil {
 			return apierrors.NewInternalError(fmt.Errorf("naming the object %q: %w", a.req.GeneratedName, err))

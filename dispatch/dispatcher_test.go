@@ -83,6 +83,9 @@ func asMutating(w admissionregistrationv1.ValidatingWebhook, policy admissionreg
 
 const testPod = `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"default","labels":{"remove":"me"}},"spec":{"containers":[{"name":"c","image":"i"}]}}`
 
+// generateNamePod is testPod as a generateName CREATE sends it: without a name.
+const generateNamePod = `{"apiVersion":"v1","kind":"Pod","metadata":{"generateName":"web-","namespace":"default","labels":{"remove":"me"}},"spec":{"containers":[{"name":"c","image":"i"}]}}`
+
 func podRequest(op admissionv1.Operation) *Request {
 	r := &Request{
 		Kind: schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"},

@@ -296,16 +296,35 @@ func TestInProcessPluginsTakePartInReinvocation(t *testing.T) {
 	}
 }
 
-func TestGenerateNameIsEmptyWhileMutating(t *testing.T) {
-	tw := newTestWebhooks(t)
-	d := newDispatcher(t, []admissionregistrationv1.MutatingWebhook{asMutating(tw.webhook("/noop"), never)}, []admissionregistrationv1.ValidatingWebhook{tw.webhook("/allow")}, Options{})
-	req := podRequest(admissionv1.Create)
-	req.Name, req.GeneratedName = "", "web-x7k2p"
-	if _, err := d.Admit(context.Background(), req); err != nil {
-		t.Fatal(err)
+// TestGeneratedName: a generateName CREATE has no name while mutating; the registry names it
+// before validating admission, unless a mutating webhook named it already, as kube-apiserver's
+// registry generates a name only for an object that has none.
+func TestGeneratedName(t *testing.T) {
+	tests := []struct {
+		name          string
+		mutatingPath  string
+		wantValidated string
+	}{
+		{name: "generated", mutatingPath: "/noop", wantValidated: "web-x7k2p"},
+		{name: "named by a mutating webhook", mutatingPath: "/setName", wantValidated: "named-by-webhook"},
 	}
-	if m, v := tw.received("/noop")[0].Name, tw.received("/allow")[0].Name; m != "" || v != "web-x7k2p" {
-		t.Fatalf("mutating saw %q, validating saw %q; want \"\" and the generated name", m, v)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tw := newTestWebhooks(t)
+			d := newDispatcher(t, []admissionregistrationv1.MutatingWebhook{asMutating(tw.webhook(tt.mutatingPath), never)}, []admissionregistrationv1.ValidatingWebhook{tw.webhook("/allow")}, Options{})
+			req := podRequest(admissionv1.Create)
+			req.Name, req.GeneratedName, req.Object = "", "web-x7k2p", json.RawMessage(generateNamePod)
+			res, err := d.Admit(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m, v := tw.received(tt.mutatingPath)[0].Name, tw.received("/allow")[0].Name; m != "" || v != tt.wantValidated {
+				t.Fatalf("mutating saw %q, validating saw %q; want \"\" and %q", m, v, tt.wantValidated)
+			}
+			if got := objectName(res.Object); got != tt.wantValidated {
+				t.Errorf("the admitted object is named %q, want %q", got, tt.wantValidated)
+			}
+		})
 	}
 }
 

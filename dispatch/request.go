@@ -21,8 +21,10 @@ type Request struct {
 	// Name of the object; empty on CREATE with generateName (the validating phase then sees the
 	// generated name in GeneratedName).
 	Name string
-	// GeneratedName is the name the apiserver generated for a generateName CREATE; webhooks in
-	// the validating phase see it. Leave empty to keep Name.
+	// GeneratedName is the name the apiserver's registry generates for a generateName CREATE
+	// whose object mutating admission left without a name; validating webhooks and the admitted
+	// object carry it. A name a mutating webhook or plugin set is kept instead, as the registry
+	// keeps it. Leave empty to keep Name.
 	GeneratedName string
 	// Namespace of the object; empty for cluster-scoped objects; for a Namespace, its own name.
 	Namespace string

@@ -131,6 +131,8 @@ func (tw *testWebhooks) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	case path == "/invalidAnnotation":
 		resp.AuditAnnotations = map[string]string{"invalid*key": "value"}
+	case path == "/setName":
+		withPatch(`[{"op":"add","path":"/metadata/name","value":"named-by-webhook"}]`)
 	case path == "/addLabel":
 		withPatch(`[{"op":"add","path":"/metadata/labels/added","value":"test"}]`)
 	case path == "/removeLabel":

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -177,7 +179,7 @@ func TestPreparerNamesTheObject(t *testing.T) {
 	}}
 	d := newDispatcher(t, nil, []admissionregistrationv1.ValidatingWebhook{tw.webhook("/allow")}, Options{Preparer: preparerFunc{prep}})
 	req := podRequest(admissionv1.Create)
-	req.Name = ""
+	req.Name, req.Object = "", json.RawMessage(generateNamePod)
 	res, err := d.Admit(context.Background(), req)
 	if err != nil || !res.Allowed {
 		t.Fatalf("Admit = %+v, %v", res, err)
@@ -267,5 +269,57 @@ func TestExemptObjectsStillMeetPlugins(t *testing.T) {
 	}
 	if ran != 1 || tw.count("/deny") != 0 {
 		t.Fatalf("plugin ran %d times (want 1), webhook called %d times (want 0)", ran, tw.count("/deny"))
+	}
+}
+
+// TestRequestBodyLimit: an object over kube-apiserver's request body limit is refused with its
+// 413 before anything else runs; an object at the limit is read.
+func TestRequestBodyLimit(t *testing.T) {
+	padded := func(size int) json.RawMessage {
+		head := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"big","namespace":"default"},"data":{"k":"`
+		tail := `"}}`
+		return json.RawMessage(head + strings.Repeat("x", size-len(head)-len(tail)) + tail)
+	}
+	tests := []struct {
+		name      string
+		limit     int64
+		size      int
+		wantCode  int32
+		wantCalls int
+	}{
+		{name: "at the default limit", size: 3 << 20, wantCalls: 1},
+		{name: "a byte over the default limit", size: 3<<20 + 1, wantCode: 413},
+		{name: "a lower limit", limit: 1000, size: 1001, wantCode: 413},
+		{name: "no limit", limit: -1, size: 3<<20 + 1, wantCalls: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tw := newTestWebhooks(t)
+			d := newDispatcher(t, nil, []admissionregistrationv1.ValidatingWebhook{tw.webhook("/allow")}, Options{MaxRequestBodyBytes: tt.limit})
+			req := &Request{
+				Kind: schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, Resource: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"},
+				Name: "big", Namespace: "default", Operation: admissionv1.Create, Object: padded(tt.size),
+			}
+			res, err := d.Admit(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.wantCode == 0 {
+				if !res.Allowed {
+					t.Fatalf("rejected: %v", res.Status)
+				}
+			} else {
+				want := fmt.Sprintf("Request entity too large: limit is %d", map[bool]int64{true: tt.limit, false: 3 << 20}[tt.limit > 0])
+				if res.Allowed || res.Status.Code != tt.wantCode || res.Status.Reason != metav1.StatusReasonRequestEntityTooLarge || res.Status.Message != want {
+					t.Fatalf("status %+v, want %d %q", res.Status, tt.wantCode, want)
+				}
+				if res.Object != nil || len(res.Webhooks) != 0 {
+					t.Errorf("a refused body was read: object of %d bytes, %d rows", len(res.Object), len(res.Webhooks))
+				}
+			}
+			if got := len(tw.received("/allow")); got != tt.wantCalls {
+				t.Errorf("the webhook was called %d times, want %d", got, tt.wantCalls)
+			}
+		})
 	}
 }

@@ -346,3 +346,29 @@ func TestResourceSubresource(t *testing.T) {
 		}
 	}
 }
+
+func TestAnonymous(t *testing.T) {
+	m, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		kind schema.GroupVersionKind
+		want bool
+	}{
+		{schema.GroupVersionKind{Group: "authentication.k8s.io", Version: "v1", Kind: "SelfSubjectReview"}, true},
+		{schema.GroupVersionKind{Group: "authentication.k8s.io", Version: "v1", Kind: "TokenReview"}, true},
+		{schema.GroupVersionKind{Group: "authorization.k8s.io", Version: "v1", Kind: "LocalSubjectAccessReview"}, true},
+		{schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, false},
+		{schema.GroupVersionKind{Version: "v1", Kind: "Binding"}, false},
+	}
+	for _, tt := range tests {
+		res, err := m.ResourceFor(tt.kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Anonymous(); got != tt.want {
+			t.Errorf("%s: Anonymous() = %v, want %v (verbs %v)", tt.kind.Kind, got, tt.want, res.Verbs)
+		}
+	}
+}

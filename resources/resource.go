@@ -24,6 +24,15 @@ type Resource struct {
 	Subresources []Subresource
 }
 
+// Anonymous reports a resource whose objects are never stored and need no name: the review
+// kinds of authentication.k8s.io and authorization.k8s.io (SelfSubjectReview, TokenReview,
+// SubjectAccessReview, ...), only ever created, whose handler answers the request itself. A
+// Binding is create-only too, but names the pod it binds.
+func (r Resource) Anonymous() bool {
+	createOnly := len(r.Verbs) == 1 && r.Verbs[0] == "create"
+	return createOnly && (r.GVR.Group == "authentication.k8s.io" || r.GVR.Group == "authorization.k8s.io")
+}
+
 // Subresource is a subresource of a Resource, e.g. "status" or "eviction" of pods.
 type Subresource struct {
 	// Name is the subresource's name, without the parent, e.g. "status".

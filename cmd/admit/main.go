@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -13,9 +14,11 @@ import (
 )
 
 func main() {
-	// Kubernetes' own code that admit runs (kube-apiserver's admission plugins) logs through
-	// klog, process-wide: its errors reach stderr like admit's, its chatter does not.
-	kubelog.Route(os.Stderr)
+	// Kubernetes' own code that admit runs (kube-apiserver's admission plugins, its policy
+	// plugins, the field manager) logs through klog, process-wide. What its messages mean for an
+	// admission is in that admission's result; the messages themselves are Kubernetes' internals
+	// and stay off the user's terminal. admit serve routes them into its own log.
+	kubelog.Route(io.Discard)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Run(ctx, os.Args[1:], cli.Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 	stop()

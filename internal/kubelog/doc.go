@@ -1,4 +1,6 @@
 // Package kubelog routes klog, through which the Kubernetes code admit runs (kube-apiserver's
-// admission plugins, its policy plugins) logs process-wide: its errors reach a writer like
-// admit's own, its informational chatter does not.
+// admission plugins, its policy plugins, the field manager, client-go) logs process-wide: its
+// errors reach a writer or a server's slog logger, its informational chatter does not. The
+// commands that review objects discard it (what a message means for an admission is in that
+// admission's result); admit serve keeps it in its own log.
 package kubelog

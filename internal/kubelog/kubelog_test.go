@@ -2,6 +2,8 @@ package kubelog
 
 import (
 	"bytes"
+	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -24,5 +26,23 @@ func TestRoute(t *testing.T) {
 	}
 	if !strings.Contains(got, `level=ERROR msg="cache sync failed"`) {
 		t.Errorf("the error did not reach the writer:\n%s", got)
+	}
+}
+
+func TestRouteTo(t *testing.T) {
+	var out bytes.Buffer
+	RouteTo(slog.New(slog.NewJSONHandler(&out, nil)))
+	defer klog.ClearLogger()
+	klog.Info("informer started")
+	klog.ErrorS(errors.New("watch closed"), "lease renewal failed", "lease", "admit")
+	klog.Flush()
+	got := out.String()
+	if strings.Contains(got, "informer started") {
+		t.Errorf("chatter reached the server's log:\n%s", got)
+	}
+	for _, want := range []string{`"level":"ERROR"`, `"msg":"lease renewal failed"`, `"lease":"admit"`, `"err":"watch closed"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the server's log lacks %s:\n%s", want, got)
+		}
 	}
 }

@@ -201,7 +201,11 @@ func chainScenarios() []differential {
 	namespace := differential{name: "Namespace", write: write{op: admissionv1.Create, gvr: gvr("", "v1", "namespaces"), clusterScoped: true,
 		object: obj("v1", "Namespace", "ns", nil)}}
 	namespace.mutating, namespace.validating = recorders("", "v1", "namespaces", true)
-	scenarios = append(scenarios, dry, generated, strict, restricted, warned, namespace, widgetScenario())
+	review := differential{name: "a TokenReview: no name needed, nothing prepared", handlerAnswers: true, fields: []string{"spec"},
+		write: write{op: admissionv1.Create, gvr: gvr("authentication.k8s.io", "v1", "tokenreviews"), clusterScoped: true, anonymous: true,
+			object: map[string]any{"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": map[string]any{"token": "not-a-token"}}}}
+	review.mutating, review.validating = recorders("authentication.k8s.io", "v1", "tokenreviews", true)
+	scenarios = append(scenarios, dry, generated, strict, restricted, warned, namespace, review, widgetScenario())
 	return scenarios
 }
 

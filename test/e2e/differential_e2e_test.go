@@ -28,6 +28,13 @@ func configMapObject(labels map[string]any) map[string]any {
 	}
 }
 
+// bigConfigMap CREATEs a ConfigMap whose data holds size bytes.
+func bigConfigMap(size int) write {
+	w := createConfigMap()
+	w.object["data"] = map[string]any{"key": strings.Repeat("x", size)}
+	return w
+}
+
 // createConfigMap CREATEs a ConfigMap labelled app=web, what most scenarios write.
 func createConfigMap() write {
 	return write{op: admissionv1.Create, gvr: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"},
@@ -682,6 +689,34 @@ func TestDifferentialDispatcherMatchesAPIServer(t *testing.T) {
 					t.Errorf("names seen: mutating %v, validating %v; want empty, then generated-...", mutated, validated)
 				}
 			},
+		},
+		{
+			name:       "generateName: a name a mutating webhook sets is kept, not generated",
+			mutating:   one(hook{name: "name", path: wt.Patch(`[{"op":"add","path":"/metadata/name","value":"named-by-webhook"}]`)}),
+			validating: one(hook{name: "validate", path: wt.PathAllow}),
+			write: func() write {
+				w := createConfigMap()
+				w.generateName = true
+				return w
+			}(),
+			check: func(t *testing.T, apiserver *outcome) {
+				validated := apiserver.Requests[wt.PathAllow]
+				if len(validated) != 1 || validated[0].Name != "named-by-webhook" || apiserver.Object["metadata"].(map[string]any)["name"] != "named-by-webhook" {
+					t.Errorf("validating webhook saw %v, stored %v; want the webhook's name", validated, apiserver.Object["metadata"])
+				}
+			},
+		},
+		{
+			name:       "a body over 3 MiB is refused with 413 before any webhook",
+			validating: one(hook{name: "validate", path: wt.PathAllow}),
+			write:      bigConfigMap(4 << 20),
+			want:       want{code: 413, message: "Request entity too large: limit is 3145728", calls: map[string]int{wt.PathAllow: 0}},
+		},
+		{
+			name:       "a body under 3 MiB is read, and the ConfigMap's own limit refuses it",
+			validating: one(hook{name: "validate", path: wt.PathAllow}),
+			write:      bigConfigMap(2 << 20),
+			want:       want{code: 422, calls: map[string]int{wt.PathAllow: 0}},
 		},
 		{
 			name: "DELETE: a validating webhook denies with the old object",
