@@ -156,7 +156,7 @@ func TestRegisterTwiceInOneRegistryFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := Register(r, DemoConfig())
-	if err == nil || !strings.Contains(err.Error(), `name "pods.image-mirrors.admit.dev": a mutating webhook of that name is already registered`) {
+	if err == nil || !strings.Contains(err.Error(), `name: Invalid value: "pods.image-mirrors.admit.dev": a mutating webhook of that name is already registered`) {
 		t.Fatalf("second Register: %v; want the first webhook's name refused as taken", err)
 	}
 }

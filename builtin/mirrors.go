@@ -254,8 +254,12 @@ func mirrorWebhooks(spec *MirrorSpec) []webhook.Webhook {
 	pods := webhook.DefaultingHandler[*corev1.Pod](podMirrors{spec})
 	ephemeral := mirrorWebhook(corev1.SchemeGroupVersion.WithKind("Pod"), "pods/"+ephemeralContainersSubresource, pods)
 	ephemeral.Operations = []admissionregistrationv1.OperationType{admissionregistrationv1.Update}
+	// Mirror pods only show what the kubelet runs from a file: rewriting their images would
+	// change what the API shows, not what runs.
+	created := mirrorWebhook(corev1.SchemeGroupVersion.WithKind("Pod"), "pods", pods)
+	created.MatchConditions = []admissionregistrationv1.MatchCondition{webhook.NotMirrorPod()}
 	return []webhook.Webhook{
-		mirrorWebhook(corev1.SchemeGroupVersion.WithKind("Pod"), "pods", pods),
+		created,
 		ephemeral,
 		mirrorWebhook(appsv1.SchemeGroupVersion.WithKind("Deployment"), "deployments",
 			templated(spec, func(o *appsv1.Deployment) *corev1.PodSpec { return &o.Spec.Template.Spec })),

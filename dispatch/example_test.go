@@ -12,6 +12,7 @@ import (
 
 	"github.com/admitkit/admit/dispatch"
 	"github.com/admitkit/admit/dispatch/config"
+	"github.com/admitkit/admit/dispatch/matchconditions"
 	"github.com/admitkit/admit/examples/quickstart"
 	"github.com/admitkit/admit/webhook"
 )
@@ -46,7 +47,9 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	d, err := dispatch.New(dispatch.Options{Mutating: set.MutatingConfigs(), Validating: set.ValidatingConfigs()})
+	// matchConditions in the apiserver's CEL environment (the quickstart's sidecar webhook skips
+	// mirror pods with one).
+	d, err := dispatch.New(dispatch.Options{Mutating: set.MutatingConfigs(), Validating: set.ValidatingConfigs(), Conditions: matchconditions.Compiler(nil)})
 	if err != nil {
 		fmt.Println(err)
 		return

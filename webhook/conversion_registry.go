@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/admitkit/admit/webhook/conversion"
 )
@@ -17,25 +18,25 @@ type Conversion struct {
 	Path string
 	// Converter converts the objects, typically a *conversion.Hub.
 	Converter conversion.Converter
+	// Kind is the CRD's kind (spec.names.kind), which a Hub must convert. It defaults to the
+	// kind of the Registry's admission webhooks for the CRD's resource, else to the Hub's kind
+	// when the CRD's plural is that kind's: set it for a kind whose plural is irregular.
+	Kind string
 }
 
-// RegisterConversion adds a conversion webhook for c.CRD, served on its path.
+// RegisterConversion adds a conversion webhook for c.CRD, served on its path. It refuses, naming
+// the field, a name that is not PLURAL.GROUP, a CRD registered twice, and a converter that
+// cannot convert the CRD: none, or a *conversion.Hub with no version, without the version of
+// its hub type (AddHubVersion), of another kind, or with versions of another group.
 func (r *Registry) RegisterConversion(c Conversion) error {
-	var problems []string
-	plural, group, ok := strings.Cut(c.CRD, ".")
-	if !ok || plural == "" || !strings.Contains(group, ".") || c.CRD != strings.ToLower(c.CRD) {
-		problems = append(problems, fmt.Sprintf("CRD %q: want the CustomResourceDefinition's name, PLURAL.GROUP in lower case, e.g. widgets.example.com", c.CRD))
-	}
-	if c.Converter == nil || isNilValue(c.Converter) {
-		problems = append(problems, "a Converter is required (a *conversion.Hub)")
-	}
+	errs := r.checkConversion(c)
 	for _, existing := range r.conversions {
 		if existing.CRD == c.CRD {
-			problems = append(problems, fmt.Sprintf("a conversion webhook for %s is already registered", c.CRD))
+			errs = append(errs, field.Duplicate(field.NewPath("crd"), c.CRD))
 		}
 	}
-	if len(problems) > 0 {
-		return fmt.Errorf("registering the conversion webhook for %q: %s", c.CRD, strings.Join(problems, "; "))
+	if len(errs) > 0 {
+		return fmt.Errorf("registering the conversion webhook for %q: %w", c.CRD, registrationErrors(errs))
 	}
 	if c.Path == "" {
 		c.Path = "/convert-" + strings.ReplaceAll(c.CRD, ".", "-")
@@ -66,6 +67,11 @@ func (r *Registry) CRDConversion(crd string, cc ClientConfig) (*apiextensionsv1.
 	}
 	if found == nil {
 		return nil, fmt.Errorf("no conversion webhook is registered for %s", crd)
+	}
+	// A Hub can still change after it was registered: write no stanza for one that no longer
+	// converts the CRD.
+	if errs := r.checkConversion(*found); len(errs) > 0 {
+		return nil, fmt.Errorf("the conversion webhook for %s: %w", crd, registrationErrors(errs))
 	}
 	if (cc.Service == "") == (cc.URL == "") {
 		return nil, fmt.Errorf("the conversion webhook for %s: exactly one of service or URL is required in the client config", crd)

@@ -2,9 +2,10 @@
 //
 // One admission request travels through these files, in order:
 //
-//	server.go              Server: TLS (hot-reloaded), /healthz, /readyz, /metrics, graceful drain
-//	registry.go            Registry: a path per webhook, the kind check, registration checks, and
-//	                       the webhook configurations it describes
+//	server.go              Server: TLS, /healthz, /readyz, /metrics, graceful drain
+//	server_certificates.go the serving certificate: files (hot-reloaded), in memory, or a function
+//	registry.go            Registry: Register fills defaults in, checks, serves each webhook on its path
+//	guard.go               answers 400 to a request for a kind or resource the webhook is not for
 //	http.go                NewHTTPHandler: media type, body limit, AdmissionReview v1/v1beta1
 //	                       decoding, panics, metrics, logs
 //	envelope.go            the review's envelope decoded without copying the objects
@@ -14,6 +15,18 @@
 //	response.go            Response and its outcomes, encoded back in the request's review version
 //	metrics.go             the admission metrics recorded on the way
 //	conversion_registry.go CRD conversion webhooks served by the same Registry (package conversion)
+//
+// What a registration says, and how it is checked:
+//
+//	webhook.go             Webhook: everything a configuration says of a webhook; Path, NotMirrorPod
+//	check.go               the checks of Register, as kube-apiserver validates a configuration
+//	handler_kind.go        the kind a handler's Go type says: a Scheme's, Kubernetes', or its name
+//	check_kind.go          kind against handler, resource and rules against Kubernetes' own
+//	                       resources (internal/kinds, generated from package resources)
+//	rules.go               rules: generated, validated, matched
+//	match_conditions.go    matchConditions compiled with kube-apiserver's CEL environment
+//	configurations.go      the Mutating- and ValidatingWebhookConfiguration a Registry writes
+//	conversion_check.go    a Hub checked against its CRD
 //
 // # Outcomes: deny is not fail
 //
@@ -40,5 +53,6 @@
 //
 // Package webhook/webhooktest builds requests from objects and runs a Handler, or a whole
 // Registry as kube-apiserver calls it, in process: unit tests assert on the patched object,
-// warnings and status without a server or certificates.
+// warnings and status without a server or certificates, and converts objects through a
+// Registry's conversion webhooks in one call.
 package webhook

@@ -5,15 +5,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
+	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/admitkit/admit/certs"
 	"github.com/admitkit/admit/webhook"
 )
 
@@ -181,4 +187,89 @@ func ExampleNewServer() {
 		return
 	}
 	_ = server // server.Run(ctx) blocks until ctx is cancelled, then drains.
+}
+
+// Register refuses what kube-apiserver would refuse and what would misbehave once served,
+// naming each field: here a resource that does not hold the kind's objects and a match
+// condition that is not a boolean.
+func ExampleRegistry_Register() {
+	registry := webhook.NewRegistry(webhook.HTTPOptions{})
+	err := registry.Register(webhook.Webhook{
+		Name:            "pods.example.com",
+		Type:            webhook.TypeValidating,
+		Kind:            corev1.SchemeGroupVersion.WithKind("Pod"),
+		Resource:        "deployments",
+		MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "team", Expression: "object.metadata.labels.team"}},
+		Handler:         webhook.ValidatingHandler[*corev1.Pod](noPrivileged{}),
+	})
+	fmt.Println(strings.ReplaceAll(err.Error(), "; ", ";\n"))
+	// Output:
+	// registering webhook "pods.example.com": resource: Invalid value: "deployments": group core has no resource "deployments": the resource of Pod is "pods";
+	// matchConditions[0].expression: Invalid value: "object.metadata.labels.team": must evaluate to bool but got dyn
+}
+
+// A Pod webhook that only sees the Pods that ask for it: an objectSelector, and a match
+// condition that leaves mirror pods out. Kind and resource come from *corev1.Pod.
+func ExampleWebhook_narrowed() {
+	registry := webhook.NewRegistry(webhook.HTTPOptions{})
+	err := registry.Register(webhook.Webhook{
+		Name:            "proxies.example.com",
+		Type:            webhook.TypeMutating,
+		ObjectSelector:  &metav1.LabelSelector{MatchLabels: map[string]string{"proxy.example.com/inject": "true"}},
+		MatchConditions: []admissionregistrationv1.MatchCondition{webhook.NotMirrorPod()},
+		Handler: webhook.DefaultingHandler(webhook.DefaulterFunc[*corev1.Pod](func(_ context.Context, _ *webhook.Request, pod *corev1.Pod) ([]string, error) {
+			pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: "proxy", Image: "envoyproxy/envoy:v1.31.0"})
+			return nil, nil
+		})),
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	m, _, err := registry.Configurations(webhook.ConfigOptions{Name: "proxies", ClientConfig: webhook.ClientConfig{URL: "https://127.0.0.1:9443"}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	w := m.Webhooks[0]
+	fmt.Println(*w.ClientConfig.URL, w.Rules[0].Resources, w.ObjectSelector.MatchLabels, w.MatchConditions[0].Name)
+	// Output:
+	// https://127.0.0.1:9443/mutate-core-v1-pod [pods] map[proxy.example.com/inject:true] not-mirror-pod
+}
+
+// noPrivileged is a Validator for Pods.
+type noPrivileged struct{}
+
+func (noPrivileged) ValidateCreate(context.Context, *webhook.Request, *corev1.Pod) ([]string, error) {
+	return nil, nil
+}
+func (noPrivileged) ValidateUpdate(context.Context, *webhook.Request, *corev1.Pod, *corev1.Pod) ([]string, error) {
+	return nil, nil
+}
+func (noPrivileged) ValidateDelete(context.Context, *webhook.Request, *corev1.Pod) ([]string, error) {
+	return nil, nil
+}
+
+// A Server with a certificate held in memory, e.g. issued by a test's throwaway CA; a
+// GetCertificate function serves certificates something else keeps current.
+func ExampleNewServer_certificate() {
+	ca, err := certs.NewCA("example", time.Hour)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	serving, err := ca.IssueServing(certs.ServingOptions{IPs: []net.IP{net.IPv4(127, 0, 0, 1)}, ValidFor: time.Hour})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	cert, err := serving.TLSCertificate()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	server, err := webhook.NewServer(webhook.ServerOptions{Addr: "127.0.0.1:0", Certificate: &cert, Handler: webhook.NewRegistry(webhook.HTTPOptions{})})
+	fmt.Println(server != nil, err)
+	// Output:
+	// true <nil>
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
@@ -17,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/yaml"
 )
 
 var (
@@ -99,11 +97,17 @@ func TestNilDefaulterFailsTheRequest(t *testing.T) {
 	}
 }
 
+// Every misuse fails Register with a message naming the field, and registers nothing.
 func TestRegistryRefusesBadRegistrations(t *testing.T) {
 	r := NewRegistry(HTTPOptions{})
 	ok := Webhook{Name: "pods.example.com", Type: TypeMutating, Kind: podGVK, Resource: "pods", Handler: allowHandler}
 	if err := r.Register(ok); err != nil {
 		t.Fatal(err)
+	}
+	valid := func(change func(w *Webhook)) Webhook {
+		w := Webhook{Name: "x.example.com", Type: TypeValidating, Kind: podGVK, Resource: "pods", Path: "/x", Handler: allowHandler}
+		change(&w)
+		return w
 	}
 	tests := []struct {
 		name string
@@ -111,50 +115,76 @@ func TestRegistryRefusesBadRegistrations(t *testing.T) {
 		want string
 	}{
 		{"same generated path", Webhook{Name: "again.example.com", Type: TypeMutating, Kind: podGVK, Resource: "pods", Handler: allowHandler},
-			`registering webhook "again.example.com": path /mutate-core-v1-pod is already served by webhook "pods.example.com"`},
-		{"same custom path", Webhook{Name: "x.example.com", Type: TypeValidating, Kind: podGVK, Resource: "pods", Path: "/mutate-core-v1-pod", Handler: allowHandler},
-			`path /mutate-core-v1-pod is already served`},
-		{"relative path", Webhook{Name: "x.example.com", Type: TypeValidating, Kind: podGVK, Resource: "pods", Path: "pods", Handler: allowHandler},
-			`path "pods" must start with /`},
-		{"everything missing", Webhook{}, `registering webhook "": name is required; type "" must be TypeMutating ("mutating") or TypeValidating ("validating"); kind needs a version and a kind; resource is required; handler is required`},
+			`registering webhook "again.example.com": path: Invalid value: "/mutate-core-v1-pod": is already served by webhook "pods.example.com"`},
+		{"same custom path", valid(func(w *Webhook) { w.Path = "/mutate-core-v1-pod" }),
+			`registering webhook "x.example.com": path: Invalid value: "/mutate-core-v1-pod": is already served by webhook "pods.example.com"`},
+		{"relative path", valid(func(w *Webhook) { w.Path = "pods" }),
+			`registering webhook "x.example.com": path: Invalid value: "pods": must start with /`},
+		{"everything missing", Webhook{},
+			`registering webhook "": name: Required value; type: Unsupported value: "": supported values: "mutating", "validating"; handler: Required value; ` +
+				`kind: Required value: the kind the handler decodes (or rules, for a handler that takes any kind); resource: Required value`},
 		{"a name used twice in a configuration", Webhook{Name: "pods.example.com", Type: TypeMutating, Kind: podGVK, Resource: "pods", Path: "/other", Handler: allowHandler},
-			`name "pods.example.com": a mutating webhook of that name is already registered (names are unique in a configuration)`},
-		{"a one-segment name", Webhook{Name: "dup", Type: TypeValidating, Kind: podGVK, Resource: "pods", Handler: allowHandler},
-			`name "dup": kube-apiserver wants a lower-case domain name with at least three segments`},
-		{"an upper-case name", Webhook{Name: "Pods.Example.com", Type: TypeValidating, Kind: podGVK, Resource: "pods", Handler: allowHandler},
-			`name "Pods.Example.com": kube-apiserver wants a lower-case domain name`},
-		{"a type spelled its own way", Webhook{Name: "x.example.com", Type: "Mutating", Kind: podGVK, Resource: "pods", Handler: allowHandler},
-			`type "Mutating" must be TypeMutating ("mutating") or TypeValidating ("validating")`},
-		{"a singular resource", Webhook{Name: "x.example.com", Type: TypeValidating, Kind: ingressGVK, Resource: "ingress", Handler: allowHandler},
-			`resource "ingress" is the kind's singular: rules match the plural, "ingresses"`},
-		{"an upper-case resource", Webhook{Name: "x.example.com", Type: TypeValidating, Kind: podGVK, Resource: "Pods", Handler: allowHandler},
-			`resource "Pods": resources are lower case ("pods")`},
-		{"values kube-apiserver refuses", Webhook{Name: "x.example.com", Type: TypeValidating, Kind: podGVK, Resource: "pods", Handler: allowHandler,
-			Scope: "Namespace", Operations: []admissionregistrationv1.OperationType{"PATCH"}, FailurePolicy: "Retry", TimeoutSeconds: 60},
-			`scope "Namespace" must be Namespaced, Cluster or *; operation "PATCH" must be CREATE, UPDATE, DELETE, CONNECT or *; failurePolicy "Retry" must be Fail or Ignore; timeoutSeconds 60 must be between 1 and 30 (0 for the default, 5)`},
-		{"a typed handler for another kind", Webhook{Name: "x.example.com", Type: TypeMutating, Kind: deploymentGVK, Resource: "deployments", Handler: DefaultingHandler[*corev1.Pod](nopDefaulter{})},
-			`DefaultingHandler[*v1.Pod] decodes Pod objects, but the webhook is registered for kind Deployment`},
-		{"a typed handler for another version", Webhook{Name: "x.example.com", Type: TypeValidating, Kind: schema.GroupVersionKind{Group: "apps", Version: "v1beta2", Kind: "Deployment"}, Resource: "deployments", Handler: ValidatingHandler[*appsv1.Deployment](nopValidator[*appsv1.Deployment]{})},
-			`ValidatingHandler[*v1.Deployment] decodes Deployment objects of version v1, but the webhook is registered for apps/v1beta2`},
-		{"a typed handler for another group", Webhook{Name: "x.example.com", Type: TypeValidating, Kind: schema.GroupVersionKind{Group: "extensions", Version: "v1", Kind: "Deployment"}, Resource: "deployments", Handler: ValidatingHandler[*appsv1.Deployment](nopValidator[*appsv1.Deployment]{})},
-			`ValidatingHandler[*v1.Deployment] decodes Deployment objects of Kubernetes' apps API group, but the webhook is registered for group "extensions"`},
-		{"a DefaultingHandler as a validating webhook", Webhook{Name: "x.example.com", Type: TypeValidating, Kind: podGVK, Resource: "pods", Handler: DefaultingHandler[*corev1.Pod](nopDefaulter{})},
-			`a DefaultingHandler changes objects: register it as TypeMutating`},
-		{"a nil Defaulter", Webhook{Name: "x.example.com", Type: TypeMutating, Kind: podGVK, Resource: "pods", Path: "/nil", Handler: DefaultingHandler[*corev1.Pod](nil)},
-			`the DefaultingHandler's Defaulter is nil`},
-		{"a nil Validator", Webhook{Name: "x.example.com", Type: TypeValidating, Kind: podGVK, Resource: "pods", Handler: ValidatingHandler[*corev1.Pod]((*nopValidator[*corev1.Pod])(nil))},
-			`the ValidatingHandler's Validator is nil`},
+			`registering webhook "pods.example.com": name: Invalid value: "pods.example.com": a mutating webhook of that name is already registered (names are unique in a configuration)`},
+		{"a one-segment name", valid(func(w *Webhook) { w.Name = "dup" }),
+			`registering webhook "dup": name: Invalid value: "dup": should be a domain with at least three segments separated by dots`},
+		{"an upper-case name", valid(func(w *Webhook) { w.Name = "Pods.Example.com" }),
+			`registering webhook "Pods.Example.com": name: Invalid value: "Pods.Example.com": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters`},
+		{"a type spelled its own way", valid(func(w *Webhook) { w.Type = "Mutating" }),
+			`registering webhook "x.example.com": type: Unsupported value: "Mutating": supported values: "mutating", "validating"`},
+		{"values kube-apiserver refuses", valid(func(w *Webhook) {
+			w.Scope, w.Operations, w.FailurePolicy, w.TimeoutSeconds = "Namespace", []admissionregistrationv1.OperationType{"PATCH"}, "Retry", 60
+			w.MatchPolicy, w.SideEffects = "Loose", admissionregistrationv1.SideEffectClassSome
+		}),
+			`registering webhook "x.example.com": scope: Unsupported value: "Namespace": supported values: "*", "Cluster", "Namespaced"; ` +
+				`operations[0]: Unsupported value: "PATCH": supported values: "*", "CONNECT", "CREATE", "DELETE", "UPDATE"; ` +
+				`failurePolicy: Unsupported value: "Retry": supported values: "Fail", "Ignore"; matchPolicy: Unsupported value: "Loose": supported values: "Equivalent", "Exact"; ` +
+				`sideEffects: Unsupported value: "Some": supported values: "None", "NoneOnDryRun"; timeoutSeconds: Invalid value: 60: must be between 1 and 30 seconds (0 for the default, 5)`},
+		{"a reinvocation policy of its own", valid(func(w *Webhook) { w.Type, w.Path, w.ReinvocationPolicy = TypeMutating, "/m", "Always" }),
+			`registering webhook "x.example.com": reinvocationPolicy: Unsupported value: "Always": supported values: "IfNeeded", "Never"`},
+		{"a validating webhook reinvoked", valid(func(w *Webhook) { w.ReinvocationPolicy = admissionregistrationv1.IfNeededReinvocationPolicy }),
+			`registering webhook "x.example.com": reinvocationPolicy: Forbidden: only mutating webhooks are reinvoked`},
+		{"a nil HandlerFunc", valid(func(w *Webhook) { w.Handler = HandlerFunc(nil) }),
+			`registering webhook "x.example.com": handler: Required value: the webhook.HandlerFunc is nil: it would panic at the first request`},
+		{"a DefaultingHandler as a validating webhook", valid(func(w *Webhook) { w.Handler = DefaultingHandler[*corev1.Pod](nopDefaulter{}) }),
+			`registering webhook "x.example.com": type: Invalid value: "validating": a DefaultingHandler changes objects: register it as TypeMutating (a validating webhook's patch is refused)`},
+		{"a nil Defaulter", valid(func(w *Webhook) { w.Type, w.Handler = TypeMutating, DefaultingHandler[*corev1.Pod](nil) }),
+			`registering webhook "x.example.com": handler: Required value: the DefaultingHandler's Defaulter is nil`},
+		{"a nil Validator", valid(func(w *Webhook) { w.Handler = ValidatingHandler[*corev1.Pod]((*nopValidator[*corev1.Pod])(nil)) }),
+			`registering webhook "x.example.com": handler: Required value: the ValidatingHandler's Validator is nil`},
+		{"selectors kube-apiserver refuses", valid(func(w *Webhook) {
+			w.ObjectSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: metav1.LabelSelectorOpExists, Values: []string{"web"}}}}
+			w.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a b"}}
+		}),
+			`registering webhook "x.example.com": objectSelector.matchExpressions[0].values: Forbidden: may not be specified when ` + "`operator`" + ` is 'Exists' or 'DoesNotExist'; ` +
+				`namespaceSelector.matchLabels: Invalid value: "a b": a valid label must be an empty string or consist of alphanumeric characters`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := r.Register(tt.w)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("error = %v, want it to contain %q", err, tt.want)
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Fatalf("error:\n%v\nwant it to start with:\n%s", err, tt.want)
 			}
 		})
 	}
 	if got := len(r.Webhooks()); got != 1 {
 		t.Fatalf("%d webhooks registered, want 1", got)
+	}
+}
+
+// What the caller keeps of a Webhook after Register cannot change the registered one.
+func TestRegisterCopiesWhatTheCallerKeeps(t *testing.T) {
+	r := NewRegistry(HTTPOptions{})
+	w := Webhook{Name: "pods.example.com", Type: TypeMutating, Kind: podGVK, Handler: allowHandler,
+		Operations:      []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+		ObjectSelector:  &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+		MatchConditions: []admissionregistrationv1.MatchCondition{NotMirrorPod()}}
+	if err := r.Register(w); err != nil {
+		t.Fatal(err)
+	}
+	w.Operations[0], w.ObjectSelector.MatchLabels["app"], w.MatchConditions[0].Name = admissionregistrationv1.Delete, "db", "changed"
+	got := r.Webhooks()[0]
+	if got.Operations[0] != admissionregistrationv1.Create || got.ObjectSelector.MatchLabels["app"] != "web" || got.MatchConditions[0].Name != "not-mirror-pod" {
+		t.Errorf("the registered webhook changed with the caller's: %+v", got)
 	}
 }
 
@@ -191,148 +221,4 @@ func postPath(t *testing.T, h http.Handler, path string, body []byte) *httptest.
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
 	return w
-}
-
-func TestRegistryConfigurations(t *testing.T) {
-	r := NewRegistry(HTTPOptions{})
-	for _, w := range []Webhook{
-		{Name: "pods.example.com", Type: TypeMutating, Kind: podGVK, Resource: "pods", Scope: admissionregistrationv1.NamespacedScope, Handler: allowHandler},
-		{Name: "deployments.example.com", Type: TypeValidating, Kind: deploymentGVK, Resource: "deployments", Handler: allowHandler,
-			FailurePolicy: admissionregistrationv1.Ignore, TimeoutSeconds: 3, Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create}},
-	} {
-		if err := r.Register(w); err != nil {
-			t.Fatal(err)
-		}
-	}
-
-	t.Run("service mode", func(t *testing.T) {
-		m, v, err := r.Configurations(ConfigOptions{Name: "admit", ClientConfig: ClientConfig{Service: "admit", Namespace: "admit-system", CABundle: []byte("PEM")}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := yaml.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := `apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingWebhookConfiguration
-metadata:
-  name: admit
-webhooks:
-- admissionReviewVersions:
-  - v1
-  - v1beta1
-  clientConfig:
-    caBundle: UEVN
-    service:
-      name: admit
-      namespace: admit-system
-      path: /mutate-core-v1-pod
-      port: 443
-  failurePolicy: Fail
-  matchPolicy: Equivalent
-  name: pods.example.com
-  namespaceSelector:
-    matchExpressions:
-    - key: kubernetes.io/metadata.name
-      operator: NotIn
-      values:
-      - admit-system
-      - kube-system
-    - key: admit.dev/runlevel
-      operator: NotIn
-      values:
-      - "0"
-      - "1"
-      - "2"
-  objectSelector: {}
-  reinvocationPolicy: Never
-  rules:
-  - apiGroups:
-    - ""
-    apiVersions:
-    - v1
-    operations:
-    - CREATE
-    - UPDATE
-    resources:
-    - pods
-    scope: Namespaced
-  sideEffects: None
-  timeoutSeconds: 5
-`
-		if diff := cmp.Diff(want, string(got)); diff != "" {
-			t.Fatalf("mutating configuration (-want +got):\n%s", diff)
-		}
-		if len(v.Webhooks) != 1 || *v.Webhooks[0].FailurePolicy != admissionregistrationv1.Ignore || *v.Webhooks[0].TimeoutSeconds != 3 ||
-			*v.Webhooks[0].ClientConfig.Service.Path != "/validate-apps-v1-deployment" || *v.Webhooks[0].Rules[0].Scope != admissionregistrationv1.AllScopes {
-			t.Fatalf("validating configuration = %+v", v.Webhooks)
-		}
-	})
-
-	t.Run("URL mode", func(t *testing.T) {
-		_, v, err := r.Configurations(ConfigOptions{Name: "admit", ClientConfig: ClientConfig{URL: "https://127.0.0.1:9443/"}, ExemptNamespaces: []string{"cert-manager"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := *v.Webhooks[0].ClientConfig.URL; got != "https://127.0.0.1:9443/validate-apps-v1-deployment" {
-			t.Fatalf("url = %q", got)
-		}
-		if got := v.Webhooks[0].NamespaceSelector.MatchExpressions[0].Values; !cmp.Equal(got, []string{"cert-manager", "kube-system"}) {
-			t.Fatalf("exempt namespaces = %v", got)
-		}
-	})
-
-	t.Run("serving the own namespace", func(t *testing.T) {
-		for _, tt := range []struct {
-			serveOwn bool
-			want     []string
-		}{
-			{serveOwn: false, want: []string{"admit-system", "kube-system"}},
-			{serveOwn: true, want: []string{"kube-system"}},
-		} {
-			_, v, err := r.Configurations(ConfigOptions{Name: "admit", ClientConfig: ClientConfig{Service: "admit", Namespace: "admit-system"}, ServeOwnNamespace: tt.serveOwn})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := v.Webhooks[0].NamespaceSelector.MatchExpressions[0].Values; !cmp.Equal(got, tt.want) {
-				t.Errorf("ServeOwnNamespace %v: exempt namespaces %v, want %v", tt.serveOwn, got, tt.want)
-			}
-		}
-	})
-
-	t.Run("bad options", func(t *testing.T) {
-		for _, opts := range []ConfigOptions{
-			{ClientConfig: ClientConfig{URL: "https://x"}},
-			{Name: "a"},
-			{Name: "a", ClientConfig: ClientConfig{URL: "https://x", Service: "s", Namespace: "n"}},
-			{Name: "a", ClientConfig: ClientConfig{Service: "s"}},
-		} {
-			if _, _, err := r.Configurations(opts); err == nil {
-				t.Errorf("Configurations(%+v) succeeded, want an error", opts)
-			}
-		}
-	})
-}
-
-func TestRegistryConfigurationsYAML(t *testing.T) {
-	r := NewRegistry(HTTPOptions{})
-	if err := r.Register(Webhook{Name: "pods.example.com", Type: TypeValidating, Kind: podGVK, Resource: "pods", Handler: allowHandler}); err != nil {
-		t.Fatal(err)
-	}
-	out, err := r.ConfigurationsYAML(ConfigOptions{Name: "admit", ClientConfig: ClientConfig{URL: "https://127.0.0.1:9443"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs := strings.Split(string(out), "---\n")
-	if len(docs) != 1 || !strings.HasPrefix(docs[0], "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\n") {
-		t.Fatalf("want one validating configuration, got:\n%s", out)
-	}
-	var back admissionregistrationv1.ValidatingWebhookConfiguration
-	if err := yaml.UnmarshalStrict(out, &back); err != nil {
-		t.Fatalf("emitted YAML does not decode strictly: %v", err)
-	}
-	if *back.Webhooks[0].ClientConfig.URL != "https://127.0.0.1:9443/validate-core-v1-pod" {
-		t.Fatalf("url = %s", *back.Webhooks[0].ClientConfig.URL)
-	}
 }

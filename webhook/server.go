@@ -19,13 +19,21 @@ import (
 	"github.com/admitkit/admit/certs"
 )
 
-// ServerOptions configure a Server. CertFile, KeyFile and Handler are required.
+// ServerOptions configure a Server. Handler and one source of the serving certificate are
+// required: CertFile and KeyFile, Certificate, or GetCertificate.
 type ServerOptions struct {
 	// Addr is the TLS listen address; default ":9443".
 	Addr string
 	// CertFile and KeyFile are the serving certificate and key (PEM). They are reloaded when the
 	// files change, including the symlink swap a mounted Secret does.
 	CertFile, KeyFile string
+	// Certificate is a serving certificate held in memory, e.g. issued by a test's throwaway
+	// CA (certs.KeyPair.TLSCertificate); it never changes.
+	Certificate *tls.Certificate
+	// GetCertificate returns the serving certificate for each TLS handshake, for certificates
+	// kept by something else (an in-process rotator, a certificate manager). Its certificate's
+	// expiry is recorded in Metrics each time it changes.
+	GetCertificate func(*tls.ClientHelloInfo) (*tls.Certificate, error)
 	// ClientCAFile, when set, requires clients to present a certificate signed by one of its CAs;
 	// the bundle is reloaded when it changes.
 	ClientCAFile string
@@ -69,7 +77,7 @@ type Server struct {
 	opts   ServerOptions
 	logger *slog.Logger
 
-	certs    *certs.Watcher
+	certs    certificateSource
 	clientCA *certs.CAPoolWatcher
 
 	mu             sync.Mutex
@@ -157,9 +165,6 @@ func (t *connTracker) closeUnused(age time.Duration, notBefore time.Time) {
 
 // NewServer checks opts and returns a Server; nothing is read or bound until Listen or Run.
 func NewServer(opts ServerOptions) (*Server, error) {
-	if opts.CertFile == "" || opts.KeyFile == "" {
-		return nil, errors.New("webhook server: a certificate file and a key file are required")
-	}
 	if opts.Handler == nil {
 		return nil, errors.New("webhook server: a handler is required")
 	}
@@ -186,13 +191,11 @@ func NewServer(opts ServerOptions) (*Server, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{opts: opts, logger: logger}
-	s.certs = certs.NewWatcher(opts.CertFile, opts.KeyFile, certs.WatcherOptions{
-		PollInterval: opts.CertPollInterval,
-		Logger:       logger,
-		OnReload: func(leaf *x509.Certificate) {
-			opts.Metrics.SetCertificateExpiry(leaf.NotAfter)
-		},
-	})
+	source, err := newCertificateSource(opts, logger)
+	if err != nil {
+		return nil, fmt.Errorf("webhook server: %w", err)
+	}
+	s.certs = source
 	if opts.ClientCAFile != "" {
 		s.clientCA = certs.NewCAPoolWatcher(opts.ClientCAFile, certs.CAPoolWatcherOptions{PollInterval: opts.CertPollInterval, Logger: logger})
 	}

@@ -6,14 +6,19 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	cachev2 "github.com/admitkit/admit/examples/operator/api/v2"
 	"github.com/admitkit/admit/webhook"
 )
 
 // EnvDefaultImage names the environment variable with the image a Cache gets when it names
 // none; the Deployment of the webhook server sets it, so changing it needs no rebuild.
 const EnvDefaultImage = "CACHE_DEFAULT_IMAGE"
+
+// Engines a Cache can run; the first is the default.
+func engines() []string { return []string{"redis", "memcached"} }
 
 // Defaults fills in what a Cache may leave out.
 type Defaults struct {
@@ -35,8 +40,11 @@ func DefaultsFromEnv(lookup func(string) (string, bool)) (Defaults, error) {
 }
 
 // Default implements webhook.Defaulter.
-func (d Defaults) Default(_ context.Context, _ *webhook.Request, c *Cache) ([]string, error) {
+func (d Defaults) Default(_ context.Context, _ *webhook.Request, c *cachev2.Cache) ([]string, error) {
 	var warnings []string
+	if c.Spec.Engine == "" {
+		c.Spec.Engine = engines()[0]
+	}
 	if c.Spec.Image == "" {
 		c.Spec.Image = d.Image
 		warnings = append(warnings, fmt.Sprintf("spec.image defaulted to %s", d.Image))
@@ -52,9 +60,12 @@ func (d Defaults) Default(_ context.Context, _ *webhook.Request, c *Cache) ([]st
 type Limits struct{}
 
 // validate returns every problem of spec, each with its field path.
-func (Limits) validate(c *Cache) error {
+func (Limits) validate(c *cachev2.Cache) field.ErrorList {
 	spec := field.NewPath("spec")
 	var errs field.ErrorList
+	if e := c.Spec.Engine; e != "" && e != engines()[0] && e != engines()[1] {
+		errs = append(errs, field.NotSupported(spec.Child("engine"), e, engines()))
+	}
 	if r := c.Spec.Replicas; r != nil && (*r < 1 || *r > 9) {
 		errs = append(errs, field.Invalid(spec.Child("replicas"), *r, "must be between 1 and 9"))
 	}
@@ -68,28 +79,28 @@ func (Limits) validate(c *Cache) error {
 	if strings.HasSuffix(c.Spec.Image, ":latest") {
 		errs = append(errs, field.Invalid(spec.Child("image"), c.Spec.Image, "pin a version: :latest changes under a running cache"))
 	}
-	return webhook.Invalid(errs)
+	return errs
 }
 
 // ValidateCreate implements webhook.Validator.
-func (l Limits) ValidateCreate(_ context.Context, _ *webhook.Request, c *Cache) ([]string, error) {
-	return nil, l.validate(c)
+func (l Limits) ValidateCreate(_ context.Context, _ *webhook.Request, c *cachev2.Cache) ([]string, error) {
+	return nil, webhook.Invalid(l.validate(c))
 }
 
-// ValidateUpdate implements webhook.Validator. Memory cannot shrink: the data would not fit.
-func (l Limits) ValidateUpdate(_ context.Context, _ *webhook.Request, old, c *Cache) ([]string, error) {
-	if err := l.validate(c); err != nil {
-		return nil, err
-	}
+// ValidateUpdate implements webhook.Validator. The engine is immutable, and memory cannot
+// shrink: the data would not fit. Every problem is reported at once.
+func (l Limits) ValidateUpdate(_ context.Context, _ *webhook.Request, old, c *cachev2.Cache) ([]string, error) {
+	errs := l.validate(c)
+	errs = append(errs, apivalidation.ValidateImmutableField(c.Spec.Engine, old.Spec.Engine, field.NewPath("spec", "engine"))...)
 	before, errBefore := resource.ParseQuantity(old.Spec.Memory)
 	after, errAfter := resource.ParseQuantity(c.Spec.Memory)
 	if errBefore == nil && errAfter == nil && after.Cmp(before) < 0 {
-		return nil, webhook.Invalid(field.ErrorList{field.Forbidden(field.NewPath("spec", "memory"), fmt.Sprintf("cannot shrink from %s to %s", old.Spec.Memory, c.Spec.Memory))})
+		errs = append(errs, field.Forbidden(field.NewPath("spec", "memory"), fmt.Sprintf("cannot shrink from %s to %s", old.Spec.Memory, c.Spec.Memory)))
 	}
-	return nil, nil
+	return nil, webhook.Invalid(errs)
 }
 
 // ValidateDelete implements webhook.Validator; a Cache may always be deleted.
-func (Limits) ValidateDelete(context.Context, *webhook.Request, *Cache) ([]string, error) {
+func (Limits) ValidateDelete(context.Context, *webhook.Request, *cachev2.Cache) ([]string, error) {
 	return nil, nil
 }

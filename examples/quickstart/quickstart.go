@@ -3,8 +3,8 @@ package quickstart
 import (
 	"context"
 	"fmt"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -89,7 +89,10 @@ func NewRegistry(opts webhook.HTTPOptions) (*webhook.Registry, error) {
 		Name: SidecarWebhookName, Type: webhook.TypeMutating,
 		Kind: schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, Resource: "pods",
 		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
-		Handler:    webhook.DefaultingHandler[*corev1.Pod](Sidecar{Name: "proxy", Image: "registry.k8s.io/pause:3.10"}),
+		// A mirror pod only shows what the kubelet runs from a file: a sidecar added to it
+		// would never run.
+		MatchConditions: []admissionregistrationv1.MatchCondition{webhook.NotMirrorPod()},
+		Handler:         webhook.DefaultingHandler[*corev1.Pod](Sidecar{Name: "proxy", Image: "registry.k8s.io/pause:3.10"}),
 	})
 	if err != nil {
 		return nil, err

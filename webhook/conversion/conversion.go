@@ -25,6 +25,8 @@ import (
 type Hub[H any] struct {
 	kind     string
 	versions map[string]version[H] // apiVersion -> converters
+	// hubVersion is the apiVersion whose Go type is H, registered with AddHubVersion.
+	hubVersion string
 }
 
 type version[H any] struct {
@@ -74,9 +76,22 @@ func AddVersion[H, V any](hub *Hub[H], apiVersion string, toHub func(*V, *H) err
 // AddHubVersion registers apiVersion as served by the hub type itself (the usual layout: the
 // newest version is the hub): objects of that version are the hub, with nothing to convert.
 func AddHubVersion[H any](hub *Hub[H], apiVersion string) error {
+	if hub.hubVersion != "" {
+		return fmt.Errorf("conversion for %s: the hub type is version %s already, not %s too", hub.kind, hub.hubVersion, apiVersion)
+	}
 	identity := func(from, to *H) error { *to = *from; return nil }
-	return AddVersion[H, H](hub, apiVersion, identity, identity)
+	if err := AddVersion[H, H](hub, apiVersion, identity, identity); err != nil {
+		return err
+	}
+	hub.hubVersion = apiVersion
+	return nil
 }
+
+// Kind is the kind the hub converts, as given to NewHub.
+func (h *Hub[H]) Kind() string { return h.kind }
+
+// HubVersion is the apiVersion registered with AddHubVersion, "" until then.
+func (h *Hub[H]) HubVersion() string { return h.hubVersion }
 
 // checkVersion refuses what would fail on the first review: a version registered twice, an
 // apiVersion without a group (a custom resource always has one), and Go types that are not

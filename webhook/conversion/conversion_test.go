@@ -226,3 +226,19 @@ func TestHTTPHandler(t *testing.T) {
 		})
 	}
 }
+
+// A Hub says its kind and hub version, for webhook.Registry to check it against its CRD; the
+// hub type has one version.
+func TestHubDescribesItself(t *testing.T) {
+	hub := widgetHub(t)
+	if diff := cmp.Diff([]string{"Widget", "example.com/v2"}, []string{hub.Kind(), hub.HubVersion()}); diff != "" {
+		t.Errorf("kind and hub version (-want +got):\n%s", diff)
+	}
+	err := AddHubVersion(hub, "example.com/v3")
+	if want := "conversion for Widget: the hub type is version example.com/v2 already, not example.com/v3 too"; err == nil || err.Error() != want {
+		t.Errorf("a second hub version: %v, want %q", err, want)
+	}
+	if v := NewHub[WidgetV2]("Widget").HubVersion(); v != "" {
+		t.Errorf("a new hub's hub version: %q", v)
+	}
+}

@@ -15,8 +15,9 @@ import (
 
 // AdmitOptions shape Admit.
 type AdmitOptions struct {
-	// Config is what the Registry's configurations say (name, exempt namespaces, runlevel); its
-	// client configuration is replaced: the calls go to the Registry in process.
+	// Config is what the Registry's configurations say (name, exempt namespaces, runlevel). Of
+	// its client configuration only Namespace is kept, the server's own namespace, which the
+	// configurations exempt unless ServeOwnNamespace: the calls go to the Registry in process.
 	Config webhook.ConfigOptions
 	// Namespaces answers the webhooks' namespaceSelectors; default: every namespace exists with
 	// only its kubernetes.io/metadata.name label.
@@ -34,7 +35,7 @@ func Admit(t T, reg *webhook.Registry, req *webhook.Request, opts AdmitOptions) 
 	if config.Name == "" {
 		config.Name = "webhooktest"
 	}
-	config.ClientConfig = webhook.ClientConfig{URL: "https://webhooktest.invalid"}
+	config.ClientConfig = webhook.ClientConfig{URL: "https://webhooktest.invalid", Namespace: config.Namespace}
 	mutating, validating, err := reg.Configurations(config)
 	if err != nil {
 		t.Fatalf("webhooktest: the registry's configurations: %v", err)

@@ -8,8 +8,13 @@
 //     body limits, panics, the answer's checks), and read the Result: allowed, the status of a
 //     denial or failure, warnings, audit annotations, the patch and the object after it; or
 //   - Admit a request through a whole Registry as kube-apiserver calls it: the configurations the
-//     Registry describes, their rules and selectors, failure policies, mutating webhooks in order
-//     with reinvocation, then the validating ones, with kube-apiserver's error messages.
+//     Registry describes, their rules, selectors and match conditions, failure policies, mutating
+//     webhooks in order with reinvocation, then the validating ones, with kube-apiserver's error
+//     messages.
+//
+// Convert sends objects to a Registry's conversion webhook in one ConversionReview and returns
+// them converted, checked as kube-apiserver checks a conversion's answer; ConversionFailure
+// returns the message of one that fails.
 //
 // Errors building a request or calling a handler fail the test (t.Fatal): the helpers return
 // only what a test asserts on.

@@ -3,11 +3,14 @@ package webhooktest_test
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/admitkit/admit/webhook"
+	"github.com/admitkit/admit/webhook/conversion"
 	"github.com/admitkit/admit/webhook/webhooktest"
 )
 
@@ -49,6 +52,39 @@ func ExampleAdmit() {
 	// Output:
 	// false 403
 	// admission webhook "deny-all.example.com" denied the request: config maps are read-only here
+}
+
+// A conversion test is one call: objects in, converted objects out, through the Registry's
+// conversion webhook as kube-apiserver calls it.
+func ExampleConvert() {
+	var t webhooktest.T = exampleT{}
+	hub := conversion.NewHub[bookV2]("Book")
+	_ = conversion.AddHubVersion(hub, "library.example.com/v2")
+	_ = conversion.AddVersion(hub, "library.example.com/v1",
+		func(v *bookV1, h *bookV2) error { h.Authors = strings.Split(v.Author, " & "); return nil },
+		func(h *bookV2, v *bookV1) error { v.Author = strings.Join(h.Authors, " & "); return nil })
+	reg := webhook.NewRegistry(webhook.HTTPOptions{})
+	_ = reg.RegisterConversion(webhook.Conversion{CRD: "books.library.example.com", Converter: hub})
+
+	v1 := &bookV1{TypeMeta: metav1.TypeMeta{APIVersion: "library.example.com/v1", Kind: "Book"}, ObjectMeta: metav1.ObjectMeta{Name: "sicp"}, Author: "Abelson & Sussman"}
+	v2 := webhooktest.Convert[bookV2](t, reg, "library.example.com/v2", v1)
+	fmt.Println(v2[0].APIVersion, v2[0].Name, v2[0].Authors)
+	// Output:
+	// library.example.com/v2 sicp [Abelson Sussman]
+}
+
+type bookV1 struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Author            string `json:"author"`
+}
+
+func (b *bookV1) DeepCopyObject() runtime.Object { c := *b; return &c }
+
+type bookV2 struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Authors           []string `json:"authors"`
 }
 
 // exampleT stands for a test's *testing.T in the examples.

@@ -2,6 +2,7 @@ package webhooktest
 
 import (
 	"encoding/json"
+	"slices"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -124,12 +125,12 @@ func build(t T, op admissionv1.Operation, obj, old runtime.Object, opts []Option
 }
 
 // kindOf is the object's kind: its apiVersion and kind if set, else its Go type's.
-func kindOf(t T, obj runtime.Object, custom *runtime.Scheme) schema.GroupVersionKind {
+func kindOf(t T, obj runtime.Object, custom ...*runtime.Scheme) schema.GroupVersionKind {
 	t.Helper()
 	if gvk := obj.GetObjectKind().GroupVersionKind(); !gvk.Empty() {
 		return gvk
 	}
-	for _, types := range []*runtime.Scheme{custom, scheme.Scheme} {
+	for _, types := range slices.Concat(custom, []*runtime.Scheme{scheme.Scheme}) {
 		if types == nil {
 			continue
 		}

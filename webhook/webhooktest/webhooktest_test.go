@@ -163,3 +163,31 @@ func TestAdmitThroughARegistry(t *testing.T) {
 		t.Errorf("a kube-system Pod: %+v", system.Status)
 	}
 }
+
+// Admit keeps the server's own namespace from the configuration's client config: exempt by
+// default, served with ServeOwnNamespace, as the configurations deployed say.
+func TestAdmitHonoursTheOwnNamespaceExemption(t *testing.T) {
+	reg := webhook.NewRegistry(webhook.HTTPOptions{})
+	err := reg.Register(webhook.Webhook{Name: "deny.example.com", Type: webhook.TypeValidating, Kind: corev1.SchemeGroupVersion.WithKind("ConfigMap"),
+		Handler: webhook.HandlerFunc(func(context.Context, *webhook.Request) webhook.Response { return webhook.Denied("no") })})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "settings", Namespace: "webhook-system"}}
+	tests := []struct {
+		name        string
+		config      webhook.ConfigOptions
+		wantAllowed bool
+	}{
+		{"exempt", webhook.ConfigOptions{ClientConfig: webhook.ClientConfig{Service: "webhook", Namespace: "webhook-system"}}, true},
+		{"served", webhook.ConfigOptions{ClientConfig: webhook.ClientConfig{Service: "webhook", Namespace: "webhook-system"}, ServeOwnNamespace: true}, false},
+		{"another namespace's server", webhook.ConfigOptions{ClientConfig: webhook.ClientConfig{Service: "webhook", Namespace: "elsewhere"}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := webhooktest.Admit(t, reg, webhooktest.Create(t, cm), webhooktest.AdmitOptions{Config: tt.config}); got.Allowed != tt.wantAllowed {
+				t.Errorf("allowed %v, want %v: %+v", got.Allowed, tt.wantAllowed, got.Status)
+			}
+		})
+	}
+}

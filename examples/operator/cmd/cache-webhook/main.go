@@ -1,7 +1,15 @@
-// Command cache-webhook serves the Cache operator's webhooks: defaulting, validation and CRD
-// conversion, over TLS with the certificate in --cert-dir (reloaded when it changes).
+// Command cache-webhook serves the Cache operator's webhooks: defaulting, validation, the Pod
+// webhook of cache clients and CRD conversion, over TLS with the certificate in --cert-dir
+// (reloaded when it changes).
 //
 //	CACHE_DEFAULT_IMAGE=registry.example.com/cache:7.2 cache-webhook --cert-dir /etc/cache-webhook/tls
+//
+// With --cert-secret, the server keeps its own certificate in the cluster (certs/rotator): a CA
+// and a serving certificate for <service>.<namespace>.svc in that Secret, renewed before they
+// expire, the CA published in the caBundle of the configurations named --config-name and of the
+// CRD's conversion webhook. Every replica runs it; one, elected, writes.
+//
+//	cache-webhook --cert-secret cache-webhook-tls --service cache-webhook --namespace cache-system
 //
 // --print-config prints the webhook configurations and the CRD's spec.conversion for a Service
 // (--service, --namespace) or a URL (--url), with the CA of --ca-file as their caBundle.
@@ -19,8 +27,13 @@ import (
 	"path/filepath"
 	"syscall"
 
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
+	"github.com/admitkit/admit/certs"
+	"github.com/admitkit/admit/certs/rotator"
 	"github.com/admitkit/admit/examples/operator"
 	"github.com/admitkit/admit/webhook"
 )
@@ -34,17 +47,30 @@ func main() {
 	}
 }
 
+// options are the command's flags.
+type options struct {
+	addr, healthAddr, certDir string
+	printConfig               bool
+	service, namespace, url   string
+	caFile, configName        string
+	certSecret, kubeconfig    string
+}
+
 func run(ctx context.Context, args []string, lookup func(string) (string, bool), stdout, stderr io.Writer) error {
+	var o options
 	flags := flag.NewFlagSet("cache-webhook", flag.ContinueOnError)
 	flags.SetOutput(stderr)
-	addr := flags.String("addr", ":9443", "TLS listen address")
-	healthAddr := flags.String("health-addr", ":8080", "address of /healthz, /readyz and /metrics")
-	certDir := flags.String("cert-dir", "/etc/cache-webhook/tls", "directory with tls.crt and tls.key")
-	printConfig := flags.Bool("print-config", false, "print the webhook configurations and the CRD's spec.conversion, then exit")
-	service := flags.String("service", "", "with --print-config: the Service in front of the server")
-	namespace := flags.String("namespace", "", "with --print-config: the Service's namespace")
-	url := flags.String("url", "", "with --print-config: the server's base URL, outside a cluster")
-	caFile := flags.String("ca-file", "", "with --print-config: the CA that signed the serving certificate")
+	flags.StringVar(&o.addr, "addr", ":9443", "TLS listen address")
+	flags.StringVar(&o.healthAddr, "health-addr", ":8080", "address of /healthz, /readyz and /metrics")
+	flags.StringVar(&o.certDir, "cert-dir", "/etc/cache-webhook/tls", "directory with tls.crt and tls.key")
+	flags.BoolVar(&o.printConfig, "print-config", false, "print the webhook configurations and the CRD's spec.conversion, then exit")
+	flags.StringVar(&o.service, "service", "", "the Service in front of the server (--print-config, --cert-secret)")
+	flags.StringVar(&o.namespace, "namespace", "", "the Service's namespace (--print-config, --cert-secret)")
+	flags.StringVar(&o.url, "url", "", "with --print-config: the server's base URL, outside a cluster")
+	flags.StringVar(&o.caFile, "ca-file", "", "with --print-config: the CA that signed the serving certificate")
+	flags.StringVar(&o.configName, "config-name", "cache-webhook", "the name of the webhook configurations")
+	flags.StringVar(&o.certSecret, "cert-secret", "", "keep the serving certificate in this Secret of --namespace, renewed and published in the caBundles")
+	flags.StringVar(&o.kubeconfig, "kubeconfig", "", "with --cert-secret: the cluster to talk to; default the in-cluster configuration")
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
@@ -57,12 +83,18 @@ func run(ctx context.Context, args []string, lookup func(string) (string, bool),
 	if err != nil {
 		return err
 	}
-	if *printConfig {
-		return printConfigurations(stdout, registry, *service, *namespace, *url, *caFile)
+	if o.printConfig {
+		return printConfigurations(stdout, registry, o)
+	}
+	if o.certSecret != "" {
+		// The server starts once the rotator has written the certificate files.
+		if err := startRotator(ctx, o, logger); err != nil {
+			return err
+		}
 	}
 	server, err := webhook.NewServer(webhook.ServerOptions{
-		Addr: *addr, HealthAddr: *healthAddr, Handler: registry, Logger: logger,
-		CertFile: filepath.Join(*certDir, "tls.crt"), KeyFile: filepath.Join(*certDir, "tls.key"),
+		Addr: o.addr, HealthAddr: o.healthAddr, Handler: registry, Logger: logger,
+		CertFile: filepath.Join(o.certDir, certs.CertFileName), KeyFile: filepath.Join(o.certDir, certs.KeyFileName),
 	})
 	if err != nil {
 		return err
@@ -70,20 +102,63 @@ func run(ctx context.Context, args []string, lookup func(string) (string, bool),
 	return server.Run(ctx)
 }
 
+// startRotator runs a certs/rotator until ctx ends and returns once the certificate files are
+// in --cert-dir.
+func startRotator(ctx context.Context, o options, logger *slog.Logger) error {
+	if o.service == "" || o.namespace == "" {
+		return errors.New("--cert-secret needs --service and --namespace: the certificate is for <service>.<namespace>.svc, the Secret in that namespace")
+	}
+	config, err := clientcmd.BuildConfigFromFlags("", o.kubeconfig)
+	if err != nil {
+		return fmt.Errorf("--cert-secret: reaching the cluster: %w", err)
+	}
+	client, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		return fmt.Errorf("--cert-secret: %w", err)
+	}
+	extensions, err := apiextensionsclient.NewForConfig(config)
+	if err != nil {
+		return fmt.Errorf("--cert-secret: %w", err)
+	}
+	r, err := rotator.New(rotator.Options{
+		Client: client, APIExtensions: extensions,
+		Namespace: o.namespace, SecretName: o.certSecret, CertDir: o.certDir,
+		DNSNames:                        []string{o.service + "." + o.namespace + ".svc"},
+		MutatingWebhookConfigurations:   []string{o.configName},
+		ValidatingWebhookConfigurations: []string{o.configName},
+		CustomResourceDefinitions:       []string{operator.CRDName},
+		Logger:                          logger,
+	})
+	if err != nil {
+		return fmt.Errorf("--cert-secret: %w", err)
+	}
+	go func() {
+		if err := r.Run(ctx); err != nil {
+			logger.Error("certificate rotator stopped", "err", err)
+		}
+	}()
+	select {
+	case <-r.Ready():
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // printConfigurations writes the webhook configurations and the CRD's spec.conversion.
-func printConfigurations(w io.Writer, registry *webhook.Registry, service, namespace, url, caFile string) error {
-	cc := webhook.ClientConfig{Service: service, Namespace: namespace, URL: url}
-	if caFile != "" {
-		ca, err := os.ReadFile(caFile)
+func printConfigurations(w io.Writer, registry *webhook.Registry, o options) error {
+	cc := webhook.ClientConfig{Service: o.service, Namespace: o.namespace, URL: o.url}
+	if o.caFile != "" {
+		ca, err := os.ReadFile(o.caFile)
 		if err != nil {
 			return err
 		}
 		cc.CABundle = ca
 	}
-	if (service == "") == (url == "") {
+	if (o.service == "") == (o.url == "") {
 		return errors.New("--print-config needs --service and --namespace, or --url")
 	}
-	configs, err := registry.ConfigurationsYAML(webhook.ConfigOptions{Name: "cache-webhook", ClientConfig: cc})
+	configs, err := registry.ConfigurationsYAML(webhook.ConfigOptions{Name: o.configName, ClientConfig: cc})
 	if err != nil {
 		return err
 	}
