@@ -9,10 +9,10 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/kubernetes/pkg/capabilities"
 
 	"github.com/admitkit/admit/dispatch"
 	"github.com/admitkit/admit/dispatch/live"
+	"github.com/admitkit/admit/resources"
 )
 
 // Config is what a Chain knows of the cluster it stands for.
@@ -33,8 +33,17 @@ type Config struct {
 	// DisallowPrivileged is kube-apiserver's --allow-privileged=false (its flag's default), under
 	// which the pod validation refuses privileged containers. The default here is what kubeadm,
 	// kind and managed clusters run with: privileged containers allowed. Kubernetes' code holds
-	// this process-wide: the first Chain of a process sets it.
+	// this process-wide: the first Chain of a process sets it, and a later Chain that asks for
+	// the other setting is refused.
 	DisallowPrivileged bool
+	// EnableAdmissionPlugins and DisableAdmissionPlugins are kube-apiserver's
+	// --enable-admission-plugins and --disable-admission-plugins: plugins run beyond its
+	// defaults, and defaults that do not run.
+	EnableAdmissionPlugins, DisableAdmissionPlugins []string
+	// AdmissionControlConfigFile is kube-apiserver's --admission-control-config-file: an
+	// AdmissionConfiguration whose plugins' configurations (PodSecurity's defaults and
+	// exemptions, EventRateLimit's limits, ...) the plugins read.
+	AdmissionControlConfigFile string
 	// FieldManager names the writer in managedFields when a request's options name none (the
 	// apiserver takes the client's user agent); default DefaultFieldManager.
 	FieldManager string
@@ -67,7 +76,17 @@ func New(ctx context.Context, cfg Config) (*Chain, error) {
 	if cfg.NewUID == nil {
 		cfg.NewUID = uuid.NewString
 	}
-	capabilities.Setup(!cfg.DisallowPrivileged, 0)
+	if err := setupCapabilities(!cfg.DisallowPrivileged); err != nil {
+		return nil, err
+	}
+	selection, err := selectPlugins(cfg.EnableAdmissionPlugins, cfg.DisableAdmissionPlugins)
+	if err != nil {
+		return nil, err
+	}
+	configs, err := readAdmissionConfiguration(cfg.AdmissionControlConfigFile)
+	if err != nil {
+		return nil, err
+	}
 	if cfg.ServiceCIDR == "" {
 		cfg.ServiceCIDR = DefaultServiceCIDR
 	}
@@ -97,7 +116,7 @@ func New(ctx context.Context, cfg Config) (*Chain, error) {
 		ch.Close()
 		return nil, err
 	}
-	before, after, err := initPlugins(state, c)
+	before, after, err := initPlugins(state, c, selection, configs)
 	if err != nil {
 		return fail(err)
 	}
@@ -105,19 +124,33 @@ func New(ctx context.Context, cfg Config) (*Chain, error) {
 		return fail(err)
 	}
 	if len(policies) > 0 {
-		restMapper, err := newRESTMapper(cfg.CRDs)
+		mapper, err := resources.Builtin()
+		if err == nil {
+			mapper, err = mapper.WithCRDs(cfg.CRDs...)
+		}
 		if err != nil {
 			return fail(err)
 		}
-		deps := policyDeps{codec: c, restMapper: restMapper, schemas: newAPISchemas(cfg.CRDs), clusters: &ch.policyClusters,
+		restMapper, err := newRESTMapper(mapper)
+		if err != nil {
+			return fail(err)
+		}
+		deps := policyDeps{codec: c, interfaces: newObjectInterfaces(c.scheme, custom, mapper), restMapper: restMapper, schemas: newAPISchemas(cfg.CRDs), clusters: &ch.policyClusters,
 			dynamic: func(objects []runtime.Object) (dynamic.Interface, error) {
 				return newDynamicClient(append(objects, customObjects...), restMapper)
 			}}
-		mutating, err := newPolicyPlugins(ctx, true, policies, builtin, cfg.Namespaces, deps)
+		// A policy plugin the cluster does not run evaluates nothing: its policies are inert.
+		of := func(runs bool) []runtime.Object {
+			if runs {
+				return policies
+			}
+			return nil
+		}
+		mutating, err := newPolicyPlugins(ctx, true, of(selection.mutatingPolicies), builtin, cfg.Namespaces, deps)
 		if err != nil {
 			return fail(fmt.Errorf("MutatingAdmissionPolicies: %w", err))
 		}
-		validating, err := newPolicyPlugins(ctx, false, policies, builtin, cfg.Namespaces, deps)
+		validating, err := newPolicyPlugins(ctx, false, of(selection.validatingPolicies), builtin, cfg.Namespaces, deps)
 		if err != nil {
 			return fail(fmt.Errorf("ValidatingAdmissionPolicies: %w", err))
 		}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -113,7 +112,7 @@ func newPolicyPlugins(ctx context.Context, mutating bool, policies, state []runt
 		return pairs[i].name[1] < pairs[j].name[1]
 	})
 
-	out := &policyPlugins{mutating: mutating, codec: deps.codec, interfaces: admission.NewObjectInterfacesFromScheme(deps.codec.scheme)}
+	out := &policyPlugins{mutating: mutating, codec: deps.codec, interfaces: deps.interfaces}
 	var ready []func() error
 	for _, p := range pairs {
 		b := &policyBinding{policy: p.name[0], binding: p.name[1]}
@@ -158,7 +157,9 @@ func newPolicyPlugins(ctx context.Context, mutating bool, policies, state []runt
 
 // policyDeps builds the plugin of one binding.
 type policyDeps struct {
-	codec      *codec
+	codec *codec
+	// interfaces convert objects and know resources' served versions, for matchPolicy Equivalent.
+	interfaces objectInterfaces
 	restMapper meta.RESTMapper
 	schemas    *apiSchemas
 	// clusters are the clusters built for the plugins, closed with the chain.
@@ -487,14 +488,7 @@ func splitObjects(objects []runtime.Object, custom *customResources) (policies, 
 
 // newRESTMapper maps kinds to resources for the policy plugins (a policy's paramKind): the
 // built-in resources of 1.36 and those of the CRDs.
-func newRESTMapper(crds []*apiextensionsv1.CustomResourceDefinition) (meta.RESTMapper, error) {
-	mapper, err := resources.Builtin()
-	if err != nil {
-		return nil, err
-	}
-	if mapper, err = mapper.WithCRDs(crds...); err != nil {
-		return nil, err
-	}
+func newRESTMapper(mapper *resources.Mapper) (meta.RESTMapper, error) {
 	var versions []schema.GroupVersion
 	seen := map[schema.GroupVersion]bool{}
 	for _, r := range mapper.Resources() {

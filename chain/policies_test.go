@@ -1,6 +1,7 @@
 package chain
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -9,6 +10,10 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	"github.com/admitkit/admit/dispatch"
 )
 
 // policyOn is a ValidatingAdmissionPolicy with one expression, on CREATE of a resource.
@@ -134,3 +139,95 @@ func TestPolicyErrors(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// bindingOf binds a ValidatingAdmissionPolicy with the Deny action.
+func bindingOf(policy string) *admissionregistrationv1.ValidatingAdmissionPolicyBinding {
+	return &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicyBinding"},
+		ObjectMeta: metav1.ObjectMeta{Name: policy + "-binding"},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: policy,
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}},
+	}
+}
+
+// gadgets is a custom resource served in v1 and v2 (conversion None: only apiVersion changes).
+func gadgets(t *testing.T) *apiextensionsv1.CustomResourceDefinition {
+	t.Helper()
+	var crd apiextensionsv1.CustomResourceDefinition
+	if err := yaml.Unmarshal([]byte(`
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: gadgets, singular: gadget, kind: Gadget, listKind: GadgetList}
+  versions:
+  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {size: {type: integer}}}}}}}
+  - {name: v2, served: true, storage: false, schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object, properties: {size: {type: integer}}}}}}}
+`), &crd); err != nil {
+		t.Fatal(err)
+	}
+	return &crd
+}
+
+// A policy matching one version of a resource applies to requests in its other served versions,
+// converted to the policy's version, as kube-apiserver's matchPolicy Equivalent (the default for
+// policies) does; Exact keeps it to its own version.
+func TestPoliciesMatchEquivalentVersions(t *testing.T) {
+	hpa := `
+apiVersion: autoscaling/v1
+kind: HorizontalPodAutoscaler
+metadata: {name: web, namespace: default}
+spec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}, minReplicas: 1, maxReplicas: 20, targetCPUUtilizationPercentage: 50}
+`
+	gadget := `
+apiVersion: example.com/v2
+kind: Gadget
+metadata: {name: g, namespace: default}
+spec: {size: 20}
+`
+	exact := admissionregistrationv1.Exact
+	tests := []struct {
+		name       string
+		policy     *admissionregistrationv1.ValidatingAdmissionPolicy
+		gvr        schema.GroupVersionResource
+		object     string
+		wantDenied bool
+	}{
+		// v2 has spec.metrics where v1 has targetCPUUtilizationPercentage: the policy reads the
+		// request converted to v2.
+		{name: "an autoscaling/v1 HPA under a policy on autoscaling/v2", wantDenied: true,
+			policy: policyOn("autoscaling", "v2", "horizontalpodautoscalers", "object.spec.maxReplicas <= 10 && object.spec.metrics[0].resource.target.averageUtilization == 50"),
+			gvr:    schema.GroupVersionResource{Group: "autoscaling", Version: "v1", Resource: "horizontalpodautoscalers"}, object: hpa},
+		{name: "the same HPA within the policy's limit", wantDenied: false,
+			policy: policyOn("autoscaling", "v2", "horizontalpodautoscalers", "object.spec.maxReplicas <= 20 && object.spec.metrics[0].resource.target.averageUtilization == 50"),
+			gvr:    schema.GroupVersionResource{Group: "autoscaling", Version: "v1", Resource: "horizontalpodautoscalers"}, object: hpa},
+		{name: "a custom resource's v2 under a policy on its v1", wantDenied: true,
+			policy: policyOn("example.com", "v1", "gadgets", "object.apiVersion == 'example.com/v1' && object.spec.size <= 10"),
+			gvr:    schema.GroupVersionResource{Group: "example.com", Version: "v2", Resource: "gadgets"}, object: gadget},
+		{name: "matchPolicy Exact keeps the policy to its version", wantDenied: false,
+			policy: func() *admissionregistrationv1.ValidatingAdmissionPolicy {
+				p := policyOn("example.com", "v1", "gadgets", "object.spec.size <= 10")
+				p.Spec.MatchConstraints.MatchPolicy = &exact
+				return p
+			}(),
+			gvr: schema.GroupVersionResource{Group: "example.com", Version: "v2", Resource: "gadgets"}, object: gadget},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newChain(t, Config{CRDs: []*apiextensionsv1.CustomResourceDefinition{gadgets(t)}, Objects: []runtime.Object{tt.policy, bindingOf(tt.policy.Name)}})
+			d := newDispatcher(t, c, dispatch.Options{})
+			res, err := d.Admit(context.Background(), request(t, tt.gvr, tt.object, ""))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if denied := !res.Allowed; denied != tt.wantDenied {
+				t.Fatalf("denied = %v, want %v; status %+v; rows %+v", denied, tt.wantDenied, res.Status, res.Webhooks)
+			}
+			if tt.wantDenied && (res.Status.Code != 422 || !strings.Contains(res.Status.Message, `ValidatingAdmissionPolicy 'policy' with binding 'policy-binding' denied request`)) {
+				t.Errorf("status %d %q, want the policy's 422", res.Status.Code, res.Status.Message)
+			}
+		})
+	}
+}

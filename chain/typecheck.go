@@ -24,6 +24,7 @@ import (
 	generatedopenapi "k8s.io/kubernetes/pkg/generated/openapi"
 
 	"github.com/admitkit/admit/dispatch/matchconditions"
+	"github.com/admitkit/admit/resources"
 )
 
 // PolicyTypeChecker type-checks ValidatingAdmissionPolicies with the type checker
@@ -69,7 +70,14 @@ func (e PolicyTypeError) String() string {
 // NewPolicyTypeChecker builds the type checker; crds add their kinds to the resources it
 // resolves a policy's rules with, and their schemas to the types it checks against.
 func NewPolicyTypeChecker(crds []*apiextensionsv1.CustomResourceDefinition) (*PolicyTypeChecker, error) {
-	mapper, err := newRESTMapper(crds)
+	resourcesTable, err := resources.Builtin()
+	if err == nil {
+		resourcesTable, err = resourcesTable.WithCRDs(crds...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	mapper, err := newRESTMapper(resourcesTable)
 	if err != nil {
 		return nil, err
 	}

@@ -176,8 +176,8 @@ func (a *admission) sortedWebhooks() []WebhookResult {
 
 // ExemptReason says why kube-apiserver sends req to no webhook and no admission policy at all,
 // or returns "". Webhook and admission policy configurations are exempt so a broken webhook can
-// always be removed; virtual resources (access and token reviews) are never stored and are
-// excluded from admission webhooks and policies.
+// always be removed. (The authentication and authorization reviews are excluded from admission
+// policies only: kube-apiserver 1.36 sends them to webhooks.)
 func ExemptReason(req *Request) string {
 	if req.Kind.Group == admissionregistrationv1.GroupName {
 		switch req.Kind.Kind {
@@ -185,11 +185,6 @@ func ExemptReason(req *Request) string {
 			"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
 			"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding":
 			return req.Kind.Kind + " objects are never sent to admission webhooks, so a broken webhook can always be removed"
-		}
-	}
-	for _, gr := range ExcludedVirtualResources() {
-		if gr == req.Resource.GroupResource() {
-			return gr.String() + " is a virtual resource excluded from admission webhooks"
 		}
 	}
 	return ""
@@ -210,9 +205,9 @@ func withName(obj json.RawMessage, name string) (json.RawMessage, error) {
 	return json.Marshal(fields)
 }
 
-// ExcludedVirtualResources returns the resources kube-apiserver never sends to admission
-// webhooks (feature ExcludeAdmissionWebhookVirtualResources): reviews that are not stored, so
-// intercepting them could only break authentication and authorization.
+// ExcludedVirtualResources returns the resources kube-apiserver never sends to its admission
+// policies: reviews that are not stored, so intercepting them could only break authentication
+// and authorization. kube-apiserver 1.36 still sends them to admission webhooks (1.37 stops).
 func ExcludedVirtualResources() []schema.GroupResource {
 	return []schema.GroupResource{
 		{Group: "authentication.k8s.io", Resource: "tokenreviews"},

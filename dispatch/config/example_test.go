@@ -156,7 +156,7 @@ func ExampleSetDefaultsValidating() {
 
 func ExampleWarningsValidating() {
 	warnings := config.WarningsValidating(&admissionregistrationv1.ValidatingWebhookConfiguration{
-		ObjectMeta: metav1.ObjectMeta{Name: "token-policy"},
+		ObjectMeta: metav1.ObjectMeta{Name: "token-policy.static.k8s.io"},
 		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
 			Name: "tokens.example.com",
 			Rules: []admissionregistrationv1.RuleWithOperations{{
@@ -167,7 +167,7 @@ func ExampleWarningsValidating() {
 	})
 	fmt.Println(warnings)
 	// Output:
-	// [webhooks[0].rules[0]: tokenreviews.authentication.k8s.io is excluded from admission webhooks; this rule will have no effect]
+	// [metadata.name: names ending with ".static.k8s.io" are reserved for static manifest-based configurations and cannot be managed via the API]
 }
 
 func ExampleSet_Validate() {

@@ -26,28 +26,22 @@ func TestWarnings(t *testing.T) {
 		name:  "ordinary resources",
 		rules: []admissionregistrationv1.RuleWithOperations{rule(list(""), list("v1"), list("pods", "configmaps"))},
 	}, {
-		name:  "an excluded resource named explicitly",
+		name:  "a review resource named explicitly: 1.36 sends reviews to webhooks",
 		rules: []admissionregistrationv1.RuleWithOperations{rule(list("authentication.k8s.io"), list("v1"), list("tokenreviews"))},
-		want:  []string{"webhooks[0].rules[0]: tokenreviews.authentication.k8s.io is excluded from admission webhooks; this rule will have no effect"},
 	}, {
-		name: "only the excluded resources of a rule, once each, in the rule's order",
+		name: "several review resources",
 		rules: []admissionregistrationv1.RuleWithOperations{
 			rule(list(""), list("v1"), list("pods")),
 			rule(list("authorization.k8s.io"), list("v1"), list("subjectaccessreviews", "somethingelse", "selfsubjectrulesreviews", "subjectaccessreviews")),
 		},
-		want: []string{
-			"webhooks[0].rules[1]: subjectaccessreviews.authorization.k8s.io is excluded from admission webhooks; this rule will have no effect",
-			"webhooks[0].rules[1]: selfsubjectrulesreviews.authorization.k8s.io is excluded from admission webhooks; this rule will have no effect",
-		},
 	}, {
-		name:  "every version of an excluded resource is excluded",
+		name:  "every version of a review resource",
 		rules: []admissionregistrationv1.RuleWithOperations{rule(list("authentication.k8s.io"), list("*"), list("selfsubjectreviews"))},
-		want:  []string{"webhooks[0].rules[0]: selfsubjectreviews.authentication.k8s.io is excluded from admission webhooks; this rule will have no effect"},
 	}, {
-		name:  "wildcard groups are not flagged",
+		name:  "wildcard groups",
 		rules: []admissionregistrationv1.RuleWithOperations{rule(list("*"), list("v1"), list("tokenreviews"))},
 	}, {
-		name:  "wildcard resources are not flagged",
+		name:  "wildcard resources",
 		rules: []admissionregistrationv1.RuleWithOperations{rule(list("authentication.k8s.io"), list("v1"), list("*"))},
 	}, {
 		name:  "same resource name in another group",
@@ -58,7 +52,6 @@ func TestWarnings(t *testing.T) {
 		rules:      []admissionregistrationv1.RuleWithOperations{rule(list("authentication.k8s.io"), list("v1"), list("tokenreviews"))},
 		want: []string{
 			`metadata.name: names ending with ".static.k8s.io" are reserved for static manifest-based configurations and cannot be managed via the API`,
-			"webhooks[0].rules[0]: tokenreviews.authentication.k8s.io is excluded from admission webhooks; this rule will have no effect",
 		},
 	}}
 	for _, tc := range tests {

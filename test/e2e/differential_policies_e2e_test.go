@@ -396,6 +396,26 @@ func policyScenarios() []differential {
 	deployment.mutating, deployment.validating = recorders("apps", "v1", "deployments", false)
 	scenarios = append(scenarios, deployment)
 
+	// matchPolicy Equivalent (the default): an autoscaling/v1 write under a policy on v2, which
+	// reads the object converted to v2 (spec.metrics, which v1 does not have).
+	hpaV2Rules := map[string]any{"resourceRules": []any{map[string]any{"apiGroups": []any{"autoscaling"}, "apiVersions": []any{"v2"},
+		"operations": []any{"CREATE"}, "resources": []any{"horizontalpodautoscalers"}}}}
+	equivalent := differential{
+		name: "an autoscaling/v1 HPA under a policy on autoscaling/v2",
+		policies: []map[string]any{
+			validatingPolicy("autoscaling", map[string]any{"matchConstraints": hpaV2Rules,
+				"validations": []any{validation("object.spec.maxReplicas <= 10 || object.spec.metrics[0].resource.target.averageUtilization < 50", "scale wider at a lower target")}}),
+			validatingBinding("autoscaling", "autoscaling", "Deny"),
+		},
+		fields: []string{"spec"},
+		write: write{op: admissionv1.Create, gvr: schema.GroupVersionResource{Group: "autoscaling", Version: "v1", Resource: "horizontalpodautoscalers"},
+			object: obj("autoscaling/v1", "HorizontalPodAutoscaler", "web", map[string]any{"spec": map[string]any{
+				"scaleTargetRef": map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+				"minReplicas":    int64(1), "maxReplicas": int64(20), "targetCPUUtilizationPercentage": int64(80)}})},
+	}
+	equivalent.mutating, equivalent.validating = recorders("autoscaling", "v1", "horizontalpodautoscalers", false)
+	scenarios = append(scenarios, equivalent)
+
 	wants := map[string]want{
 		"a validating policy denies":                              {code: 422, message: "at most one key"},
 		"one policy, a Deny binding and a Warn binding":           {code: 422, message: "at most one key"},
@@ -409,6 +429,7 @@ func policyScenarios() []differential {
 		"a policy and a validating webhook both deny: the policy's denial, the webhook not called": {code: 422, message: "at most one key",
 			calls: map[string]int{wt.Deny(wt.Message("no")): 0}},
 		"a mutating policy sets a Deployment's replicas; a validating policy reads the defaults": {code: 422, message: "images are pulled once"},
+		"an autoscaling/v1 HPA under a policy on autoscaling/v2":                                 {code: 422, message: "scale wider at a lower target"},
 	}
 	for i := range scenarios {
 		if w, ok := wants[scenarios[i].name]; ok {
