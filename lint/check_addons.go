@@ -63,7 +63,7 @@ func checkWorkloads(a *analysis) []finding {
 				if w.backend != nil {
 					serviceName = w.backend.service
 				}
-				if len(a.interceptedRestartWrites(w, p.namespace, p.podLabels, serviceName)) > 0 {
+				if a.reportedElsewhere(w, p.namespace, p.podLabels, serviceName) {
 					continue // B01 or B02 reports this namespace
 				}
 				nsLabels, _ := a.inv.namespaceLabels(p.namespace)
@@ -100,6 +100,15 @@ func checkWorkloads(a *analysis) []finding {
 	return out
 }
 
+// reportedElsewhere says whether B01 (in kube-system) or B02 (elsewhere) already reports the
+// webhook for namespace, with the same fix: exempting the namespace.
+func (a *analysis) reportedElsewhere(w *webhook, namespace string, podLabels labels.Set, serviceName string) bool {
+	if namespace == kubeSystem {
+		return len(a.interceptedWrites(w, namespacedWrites, kubeSystem, labels.Set{}, "")) > 0
+	}
+	return len(a.interceptedRestartWrites(w, namespace, podLabels, serviceName)) > 0
+}
+
 // addonNamespaces are namespaces add-ons commonly run in: CNI, DNS, ingress, certificates,
 // storage, monitoring. B11 imagines them unlabelled, as clusters create them.
 func addonNamespaces() []string {
@@ -120,7 +129,7 @@ func checkAddonNamespaces(a *analysis) []finding {
 			if !w.failClosed() || w.namespaceSelector == nil || selectorUsesKeys(w.spec, a.runlevelLabels) {
 				continue
 			}
-			if len(a.interceptedRestartWrites(w, kubeSystem, labels.Set{}, "")) > 0 {
+			if a.reportedElsewhere(w, kubeSystem, labels.Set{}, "") {
 				continue // B01
 			}
 			var hit []string

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -24,7 +23,10 @@ func excludeNamespaceHint(namespace string) string {
 	return fmt.Sprintf("add {key: %s, operator: NotIn, values: [%s]} to namespaceSelector.matchExpressions", corev1.LabelMetadataName, namespace)
 }
 
-// checkKubeSystem (B01): fail-closed webhooks in the way of the control plane's restart.
+// checkKubeSystem (B01): fail-closed webhooks in the way of the control plane's writes in
+// kube-system: those that bring its pods back, and those that take pods away (the kubelet's
+// final delete, evictions, the garbage collector), without which pods that are gone are never
+// replaced.
 func checkKubeSystem(a *analysis) []finding {
 	var out []finding
 	nsLabels, _ := a.inv.namespaceLabels(kubeSystem)
@@ -33,14 +35,14 @@ func checkKubeSystem(a *analysis) []finding {
 			if !w.failClosed() {
 				continue
 			}
-			writes := a.interceptedRestartWrites(w, kubeSystem, labels.Set{}, "")
+			writes := a.interceptedWrites(w, namespacedWrites, kubeSystem, labels.Set{}, "")
 			if len(writes) == 0 {
 				continue
 			}
 			out = append(out, finding{
 				config: c, webhook: w, field: w.path().Child("namespaceSelector").String(),
-				message: fmt.Sprintf("fails closed and intercepts %s in kube-system (labels %s): while the webhook is down, the control plane and the add-ons there cannot recreate pods, renew leases or publish endpoints",
-					describeRequests(writes), describeLabels(nsLabels)),
+				message: fmt.Sprintf("fails closed and intercepts %s in kube-system (labels %s), the control plane's namespace: while the webhook is down, %s",
+					describeRequests(requestsOf(writes)), describeLabels(nsLabels), describeConsequences(writes)),
 				hint: "exclude kube-system: " + excludeNamespaceHint(kubeSystem) + " (if the selector relies on other labels, add kube-system's Namespace to the input)",
 			})
 		}
@@ -85,7 +87,7 @@ func checkNodeLeases(a *analysis) []finding {
 		return nil
 	}
 	nsLabels, _ := a.inv.namespaceLabels(kubeNodeLease)
-	node := authenticationv1.UserInfo{Username: "system:node:node-1", Groups: []string{"system:nodes", "system:authenticated"}}
+	node := kubeletUser()
 	var out []finding
 	for _, c := range a.configs {
 		for _, w := range c.webhooks {

@@ -14,9 +14,13 @@ import (
 // longTimeoutSeconds is where D01 starts: the apiserver's default.
 const longTimeoutSeconds = 10
 
-// checkTimeout (D01): timeouts of 10 seconds or more. The cost of a long timeout is on the
-// paths every workload shares (pods, workloads, core kinds): a webhook that only sees the
-// custom resources of its own project delays only those, which is advice, not a warning.
+// checkTimeout (D01): timeouts of 10 seconds or more, graded by the paths they delay. A webhook
+// that is down or slow holds each request it intercepts that long: on the writes the control
+// plane makes continuously (pods and their bindings, status and deletion, nodes, leases,
+// endpoints, events) that stalls controllers, the scheduler and kubelets, and recovery with
+// them: a warning. Elsewhere it delays writes people and deploy tools make now and then
+// (Ingresses, NetworkPolicies, PersistentVolumeClaims, Namespaces, workloads) or a project's
+// own custom resources: advice.
 func checkTimeout(a *analysis) []finding {
 	var out []finding
 	for _, c := range a.configs {
@@ -30,23 +34,37 @@ func checkTimeout(a *analysis) []finding {
 			if _, set, known := c.source.Field(path); known && !set {
 				what = fmt.Sprintf("timeoutSeconds is unset, so %d s (the default)", seconds)
 			}
-			f := finding{config: c, webhook: w, field: path,
+			f := finding{config: c, webhook: w, field: path, severity: Info,
 				hint: "set timeoutSeconds to the time the webhook needs at worst: 1-5 s for checks that stay in memory; a webhook that calls out (image registries, external services) needs more, but should then not sit on the paths every workload shares",
 			}
 			shared := a.sharedRequests(w)
+			hot := a.hotOf(shared)
 			switch {
 			case len(shared) == 0:
-				f.severity = Info
 				f.message = what + ": it only intercepts custom resources, whose writes wait that long while the webhook is down or slow"
 			case w.objectSelector != nil && !w.objectSelector.Matches(labels.Set{}):
 				// An objectSelector that needs a label keeps the webhook to the project's own
 				// objects: other workloads never wait for it.
-				f.severity = Info
 				f.message = fmt.Sprintf("%s: it intercepts %s, but only objects its objectSelector selects (%s), whose writes wait that long while the webhook is down or slow", what, describeRequests(shared), w.objectSelector)
+			case len(hot) == 0:
+				f.message = fmt.Sprintf("%s: it intercepts %s, which people and deploy tools write now and then, not the writes controllers, the scheduler and kubelets make continuously: those of its requests wait that long while the webhook is down or slow", what, describeRequests(shared))
 			default:
-				f.message = fmt.Sprintf("%s: while the webhook is down or slow, every request it intercepts waits that long, among them writes every workload shares (%s)", what, describeRequests(shared))
+				f.severity = Warning
+				f.message = fmt.Sprintf("%s: while the webhook is down or slow, every request it intercepts waits that long, among them writes the control plane makes continuously (%s): controllers, the scheduler and kubelets stall, and recovery with them", what, describeRequests(hot))
 			}
 			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// hotOf keeps the requests on the control plane's hot and recovery paths.
+func (a *analysis) hotOf(reqs []request) []request {
+	hot := a.hotRequests()
+	var out []request
+	for _, r := range reqs {
+		if hot[hotKeyOf(r)] {
+			out = append(out, r)
 		}
 	}
 	return out

@@ -429,6 +429,9 @@ func checkEmptyCABundle(a *analysis) []finding {
 		if len(empty) > 1 {
 			f.message += fmt.Sprintf(" (%d webhooks of this configuration have no caBundle)", len(empty))
 		}
+		if roles := a.boundBuiltinRolesWithout(c, first.backend.namespace); len(roles) > 0 {
+			f.message += fmt.Sprintf("; the input binds ServiceAccounts to the built-in ClusterRole %s, which may not update webhook configurations", strings.Join(quoteAll(roles), ", "))
+		}
 		out = append(out, f)
 	}
 	return out

@@ -3,8 +3,6 @@ package lint
 import (
 	"fmt"
 	"strings"
-
-	"github.com/admitkit/admit/dispatch"
 )
 
 // checkInvalid (A01) reports what kube-apiserver's create-time validation refuses, field by
@@ -39,9 +37,6 @@ func checkAPIServerWarnings(a *analysis) []finding {
 	var out []finding
 	for _, c := range a.all {
 		for _, warning := range c.warnings() {
-			if mentionsVirtualResource(warning) {
-				continue
-			}
 			path, message, ok := strings.Cut(warning, ": ")
 			if !ok {
 				path, message = "", warning
@@ -53,13 +48,4 @@ func checkAPIServerWarnings(a *analysis) []finding {
 		}
 	}
 	return out
-}
-
-func mentionsVirtualResource(warning string) bool {
-	for _, gr := range dispatch.ExcludedVirtualResources() {
-		if strings.Contains(warning, gr.String()) {
-			return true
-		}
-	}
-	return false
 }

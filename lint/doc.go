@@ -21,9 +21,14 @@
 // makes, with the labels the webhook server's pods carry when the input says so. A condition
 // that fails to evaluate on such a request counts as matching.
 //
-// The writes that matter for availability are those that bring pods back and route traffic to
-// them: pods and their binding and status, ServiceAccount tokens, ReplicaSets, EndpointSlices,
-// Endpoints, Leases and ConfigMaps.
+// The writes that matter for availability are those the control plane makes (control_plane.go
+// models them, with their writers and what stops while they are refused): those that bring pods
+// back and route traffic to them (pods and their binding and status, ServiceAccount tokens,
+// ReplicaSets, EndpointSlices, Endpoints, Leases and ConfigMaps), those that take pods away (the
+// kubelet's final delete, the taint eviction controller's and the garbage collector's, drains'
+// evictions) and those that keep nodes in the cluster (Node registration, status and taints,
+// kubelets' certificate requests). RBAC is read with Kubernetes' built-in ClusterRoles
+// (cluster-admin, admin, edit, view) known, as the input never holds them.
 //
 // # Runlevels
 //

@@ -14,28 +14,64 @@ import (
 // runtime: a certificate rotator in the webhook's own server, a certgen Job, a controller of
 // another project. Such a program needs to update the configuration, so the input's RBAC
 // tells: a ClusterRole that may update or patch it (by name or all of its kind), and the
-// workloads that run as a ServiceAccount bound to that role.
+// workloads that run as a ServiceAccount bound to that role. The built-in roles count when the
+// input binds them (a controller bound to cluster-admin needs no role of its own); an input's
+// role counts even unbound, as its binding may be applied apart.
 func (a *analysis) caBundleFillers(c *configuration) []string {
 	resource := configurationResource(c.kind)
 	if resource == "" {
 		return nil
 	}
 	var out []string
-	for _, name := range slices.Sorted(maps.Keys(a.inv.clusterRoles)) {
-		role := a.inv.clusterRoles[name]
-		if !slices.ContainsFunc(role.Rules, func(r rbacv1.PolicyRule) bool { return mayUpdate(r, resource, c.name) }) {
+	for _, name := range slices.Sorted(maps.Keys(a.roles)) {
+		if !slices.ContainsFunc(a.roleRules(name), func(r rbacv1.PolicyRule) bool { return mayUpdate(r, resource, c.name) }) {
 			continue
 		}
-		users := a.roleUsers(role.Name)
+		users := a.roleUsers(name)
 		if len(users) == 0 {
-			out = append(out, fmt.Sprintf("ClusterRole %q (bound to no ServiceAccount of the input)", role.Name))
+			if _, inInput := a.inv.clusterRoles[name]; inInput {
+				out = append(out, fmt.Sprintf("ClusterRole %q (bound to no ServiceAccount of the input)", name))
+			}
 			continue
 		}
 		for _, u := range users {
-			out = append(out, fmt.Sprintf("%s (ClusterRole %q)", u, role.Name))
+			out = append(out, fmt.Sprintf("%s (ClusterRole %q)", u, name))
 		}
 	}
 	return out
+}
+
+// boundBuiltinRolesWithout names the built-in ClusterRoles that the input binds ServiceAccounts
+// of namespace to and that may not update the configuration (admin, edit, view): a caBundle
+// writer there bound to them gets a permission error, which E05's message says rather than
+// leave the binding unexplained.
+func (a *analysis) boundBuiltinRolesWithout(c *configuration, namespace string) []string {
+	resource := configurationResource(c.kind)
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(a.roles)) {
+		if !isBuiltinRole(name) || !a.bindsServiceAccountsOf(name, namespace) ||
+			slices.ContainsFunc(a.roleRules(name), func(r rbacv1.PolicyRule) bool { return mayUpdate(r, resource, c.name) }) {
+			continue
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// bindsServiceAccountsOf says whether a ClusterRoleBinding of the input binds the role to a
+// ServiceAccount of namespace.
+func (a *analysis) bindsServiceAccountsOf(role, namespace string) bool {
+	for _, b := range a.inv.clusterRoleBindings {
+		if b.RoleRef.Kind != "ClusterRole" || b.RoleRef.Name != role {
+			continue
+		}
+		for _, s := range b.Subjects {
+			if runsAs, ok := serviceAccountSubject(s); ok && runsAs(&workload{namespace: namespace, serviceAccount: s.Name}) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // configurationResource is the resource of a webhook configuration kind, empty for others.
@@ -59,7 +95,8 @@ func mayUpdate(r rbacv1.PolicyRule, resource, name string) bool {
 }
 
 // roleUsers names what runs with a ClusterRole: the workloads and Jobs whose ServiceAccount a
-// ClusterRoleBinding binds to it, else the ServiceAccounts themselves.
+// ClusterRoleBinding binds to it (by name, or through the groups of all ServiceAccounts or of a
+// namespace's), else the ServiceAccounts themselves.
 func (a *analysis) roleUsers(role string) []string {
 	var out []string
 	for _, b := range a.inv.clusterRoleBindings {
@@ -67,17 +104,18 @@ func (a *analysis) roleUsers(role string) []string {
 			continue
 		}
 		for _, s := range b.Subjects {
-			if s.Kind != rbacv1.ServiceAccountKind {
+			runsAs, ok := serviceAccountSubject(s)
+			if !ok {
 				continue
 			}
 			found := false
 			for _, w := range slices.Concat(a.inv.workloads, a.inv.jobs) {
-				if w.serviceAccount == s.Name && inNamespace(w.namespace, s.Namespace) {
+				if runsAs(w) {
 					out = append(out, w.String())
 					found = true
 				}
 			}
-			if !found {
+			if !found && s.Kind == rbacv1.ServiceAccountKind {
 				out = append(out, "ServiceAccount "+namespacedName{s.Namespace, s.Name}.String())
 			}
 		}
@@ -85,6 +123,26 @@ func (a *analysis) roleUsers(role string) []string {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
+
+// serviceAccountSubject reads a binding's subject as a test of the workloads it covers: a
+// ServiceAccount, or the group of every ServiceAccount (system:serviceaccounts) or of those of
+// a namespace (system:serviceaccounts:<namespace>). ok is false for users and other groups.
+func serviceAccountSubject(s rbacv1.Subject) (runsAs func(*workload) bool, ok bool) {
+	switch {
+	case s.Kind == rbacv1.ServiceAccountKind:
+		return func(w *workload) bool { return w.serviceAccount == s.Name && inNamespace(w.namespace, s.Namespace) }, true
+	case s.Kind == rbacv1.GroupKind && s.Name == serviceAccountsGroup:
+		return func(*workload) bool { return true }, true
+	case s.Kind == rbacv1.GroupKind && strings.HasPrefix(s.Name, serviceAccountsGroup+":"):
+		namespace := strings.TrimPrefix(s.Name, serviceAccountsGroup+":")
+		return func(w *workload) bool { return inNamespace(w.namespace, namespace) }, true
+	}
+	return nil, false
+}
+
+// serviceAccountsGroup is the group every ServiceAccount is in; system:serviceaccounts:<ns>
+// those of a namespace.
+const serviceAccountsGroup = "system:serviceaccounts"
 
 // emptyBundle is true for a caBundle that holds nothing: unset, or whitespace that a template
 // put there to be replaced (base64 "Cg==" is a newline).

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/admitkit/admit/dispatch/config"
@@ -71,9 +72,14 @@ type analysis struct {
 	// configs are the configurations the cluster would hold: of several with one kind and
 	// name, the last replaces the others (as applying them in order does). all keeps every
 	// one, for the checks of the input itself (A01).
-	configs       []*configuration
-	all           []*configuration
-	restartWrites []restartWrite
+	configs []*configuration
+	all     []*configuration
+	// controlPlaneWrites model the writes the control plane makes; hot indexes their requests
+	// for D01.
+	controlPlaneWrites []controlPlaneWrite
+	hot                map[hotKey]bool
+	// roles are the ClusterRoles of the cluster: the built-in ones and the input's.
+	roles map[string]*rbacv1.ClusterRole
 	// builtin holds the resources Kubernetes itself serves, as opposed to custom resources,
 	// and builtinGroups their API groups.
 	builtin       map[schema.GroupResource]bool
@@ -106,12 +112,13 @@ func checks() []check {
 		"A01": checkInvalid, "A02": checkAPIServerWarnings,
 		"B01": checkKubeSystem, "B02": checkOwnNamespace, "B03": checkLowerRunlevel, "B04": checkCycles,
 		"B05": checkNodeLeases, "B06": checkVirtualResources, "B07": checkReplicas, "B08": checkDisruptionBudget,
-		"B09": checkService, "B10": checkWorkloads, "B11": checkAddonNamespaces,
+		"B09": checkService, "B10": checkWorkloads, "B11": checkAddonNamespaces, "B12": checkNodeWrites,
 		"C01": checkWildcards, "C02": checkMatchConditions, "C03": checkMatchPolicy, "C04": checkMirrorPods,
 		"D01": checkTimeout, "D02": checkChainDeadline,
 		"E01": checkCABundlePEM, "E02": checkExpiry, "E03": checkNames, "E04": checkSHA1, "E05": checkEmptyCABundle,
 		"F01": checkBindingWithoutPolicy, "F02": checkParams, "F03": checkPolicyKubeSystem, "F04": checkPolicyOnOwnParams,
-		"F05": checkPolicyTypes, "F06": checkWarnOnlyBinding,
+		"F05": checkPolicyTypes, "F06": checkWarnOnlyBinding, "F07": checkUnboundPolicy, "F08": checkParamRefMismatch,
+		"F09": checkParamScope,
 	}
 	var out []check
 	for _, r := range Rules() {
@@ -168,6 +175,7 @@ func newAnalysis(set *config.Set, opts Options, index map[string]string) (*analy
 		return nil, err
 	}
 	a.inv = inv
+	a.roles = clusterRoles(inv.clusterRoles)
 	mapper := opts.Resources
 	if mapper == nil {
 		if mapper, err = resources.Builtin(); err != nil {
@@ -187,7 +195,7 @@ func newAnalysis(set *config.Set, opts Options, index map[string]string) (*analy
 	for gr := range a.builtin {
 		a.builtinGroups[gr.Group] = true
 	}
-	a.restartWrites = restartWrites(mapper)
+	a.controlPlaneWrites = controlPlaneWrites(mapper)
 	if a.configs, err = buildConfigurations(set, inv, index); err != nil {
 		return nil, err
 	}

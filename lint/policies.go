@@ -47,16 +47,29 @@ type admissionPolicy struct {
 	mutating bool
 	// constraints are the policy's matchConstraints, as a webhook the scope checks understand.
 	constraints *webhook
-	paramKind   *admissionregistrationv1.ParamKind
+	// excluded holds matchConstraints.excludeResourceRules as a webhook, nil without them.
+	excluded  *webhook
+	paramKind *admissionregistrationv1.ParamKind
+	// expressions are the policy's CEL expressions; failing marks those whose runtime error
+	// failurePolicy decides (not messageExpressions, which fall back to the message).
+	expressions []policyExpression
 	bindings    []*policyBinding
+}
+
+// policyExpression is one CEL expression of a policy.
+type policyExpression struct {
+	text    string
+	failing bool
 }
 
 // policyBinding is a binding of either kind.
 type policyBinding struct {
 	config *configuration
 	policy string
-	// resources are the binding's matchResources as a webhook, nil when it has none.
+	// resources are the binding's matchResources as a webhook, nil when it has none;
+	// excluded its excludeResourceRules, nil without them.
 	resources *webhook
+	excluded  *webhook
 	paramRef  *admissionregistrationv1.ParamRef
 	// actions are a validating binding's validationActions; a mutating binding always applies.
 	actions []admissionregistrationv1.ValidationAction
@@ -135,20 +148,47 @@ func newAdmissionPolicy(c *configuration, u *unstructured.Unstructured, inv *inv
 	p := &admissionPolicy{config: c, object: u, mutating: u.GetKind() == mutatingPolicyKind}
 	var constraints *admissionregistrationv1.MatchResources
 	var failurePolicy *admissionregistrationv1.FailurePolicyType
+	var conditions []admissionregistrationv1.MatchCondition
+	var variables []admissionregistrationv1.Variable
 	if p.mutating {
 		var spec admissionregistrationv1.MutatingAdmissionPolicy
 		if err := fromUnstructured(u, &spec); err != nil {
 			return nil, err
 		}
 		constraints, failurePolicy, p.paramKind = spec.Spec.MatchConstraints, spec.Spec.FailurePolicy, spec.Spec.ParamKind
+		conditions, variables = spec.Spec.MatchConditions, spec.Spec.Variables
+		for _, m := range spec.Spec.Mutations {
+			if m.ApplyConfiguration != nil {
+				p.expressions = append(p.expressions, policyExpression{text: m.ApplyConfiguration.Expression, failing: true})
+			}
+			if m.JSONPatch != nil {
+				p.expressions = append(p.expressions, policyExpression{text: m.JSONPatch.Expression, failing: true})
+			}
+		}
 	} else {
 		var spec admissionregistrationv1.ValidatingAdmissionPolicy
 		if err := fromUnstructured(u, &spec); err != nil {
 			return nil, err
 		}
 		constraints, failurePolicy, p.paramKind = spec.Spec.MatchConstraints, spec.Spec.FailurePolicy, spec.Spec.ParamKind
+		conditions, variables = spec.Spec.MatchConditions, spec.Spec.Variables
+		for _, v := range spec.Spec.Validations {
+			p.expressions = append(p.expressions, policyExpression{text: v.Expression, failing: true},
+				policyExpression{text: v.MessageExpression})
+		}
+		for _, a := range spec.Spec.AuditAnnotations {
+			p.expressions = append(p.expressions, policyExpression{text: a.ValueExpression, failing: true})
+		}
+	}
+	for _, m := range conditions {
+		p.expressions = append(p.expressions, policyExpression{text: m.Expression, failing: true})
+	}
+	// A variable is evaluated when an expression uses it, and its error is that expression's.
+	for _, v := range variables {
+		p.expressions = append(p.expressions, policyExpression{text: v.Expression, failing: true})
 	}
 	p.constraints = matchResourcesWebhook(c, constraints, failurePolicy, inv)
+	p.excluded = excludedResourcesWebhook(c, constraints, inv)
 	return p, nil
 }
 
@@ -169,9 +209,36 @@ func newPolicyBinding(c *configuration, u *unstructured.Unstructured, inv *inven
 		b.policy, resources, b.paramRef, b.actions = spec.Spec.PolicyName, spec.Spec.MatchResources, spec.Spec.ParamRef, spec.Spec.ValidationActions
 	}
 	if resources != nil {
+		if len(resources.ResourceRules) == 0 {
+			// A binding's matchResources without resourceRules leaves the policy's resources
+			// as they are: only its selectors narrow them.
+			narrowed := *resources
+			narrowed.ResourceRules = []admissionregistrationv1.NamedRuleWithOperations{everyResource()}
+			resources = &narrowed
+		}
 		b.resources = matchResourcesWebhook(c, resources, nil, inv)
+		b.excluded = excludedResourcesWebhook(c, resources, inv)
 	}
 	return b, nil
+}
+
+// everyResource is a rule matching every request: each operation on each resource and
+// subresource of each group and version, in either scope.
+func everyResource() admissionregistrationv1.NamedRuleWithOperations {
+	scope := admissionregistrationv1.AllScopes
+	return admissionregistrationv1.NamedRuleWithOperations{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.OperationAll},
+		Rule:       admissionregistrationv1.Rule{APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*", "*/*"}, Scope: &scope},
+	}}
+}
+
+// excludedResourcesWebhook expresses excludeResourceRules as a webhook whose rules are the
+// exclusions, nil when there are none.
+func excludedResourcesWebhook(c *configuration, m *admissionregistrationv1.MatchResources, inv *inventory) *webhook {
+	if m == nil || len(m.ExcludeResourceRules) == 0 {
+		return nil
+	}
+	return matchResourcesWebhook(c, &admissionregistrationv1.MatchResources{ResourceRules: m.ExcludeResourceRules, MatchPolicy: m.MatchPolicy}, nil, inv)
 }
 
 // matchResourcesWebhook expresses matchResources as a webhook, so that the scope checks can ask

@@ -24,7 +24,18 @@ func TestPolicyRules(t *testing.T) {
 		},
 		{
 			name: "without a PolicyChecker, the other F rules run", file: filepath.Join("..", "rules", "F01-trigger.yaml"),
-			want: []view{{"F01", "spec.policyName"}},
+			want: []view{{"F07", "metadata.name"}, {"F01", "spec.policyName"}},
+		},
+		{
+			name: "stubs the apiserver refuses are A01's only", file: "assertion-stubs.yaml", checker: true,
+			want: []view{
+				{"A01", "spec.auditAnnotations"}, {"A01", "spec.matchConstraints"}, {"A01", "spec.validations"},
+				{"A01", "spec.policyName"}, {"A01", "spec.validationActions"},
+			},
+		},
+		{
+			name: "a binding's matchResources without resourceRules keeps the policy's resources", file: "binding-selector-only.yaml",
+			want: []view{{"F03", "spec.matchConstraints.namespaceSelector"}},
 		},
 	}
 	for _, tt := range tests {

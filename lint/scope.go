@@ -144,64 +144,6 @@ func stringMap(set map[string]string) map[string]any {
 	return out
 }
 
-// restartWrite is a write a component's restart depends on: the controllers, the scheduler and
-// the kubelet make these to bring pods back and route traffic to them.
-type restartWrite struct {
-	request
-	// carriesPodLabels is true for objects labelled like the pods (pods, their subresources,
-	// the ReplicaSets of a Deployment).
-	carriesPodLabels bool
-	// carriesServiceLabel is true for EndpointSlices, labelled with their Service's name.
-	carriesServiceLabel bool
-	user                authenticationv1.UserInfo
-}
-
-// restartWrites lists, from the mapper's resources, the writes that must succeed for pods to
-// come back in a namespace after an outage.
-func restartWrites(mapper *resources.Mapper) []restartWrite {
-	controller := func(name string) authenticationv1.UserInfo {
-		return authenticationv1.UserInfo{Username: "system:serviceaccount:kube-system:" + name, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"}}
-	}
-	node := authenticationv1.UserInfo{Username: "system:node:node-1", Groups: []string{"system:nodes", "system:authenticated"}}
-	controlPlane := authenticationv1.UserInfo{Username: "system:kube-controller-manager", Groups: []string{"system:authenticated"}}
-	scheduler := authenticationv1.UserInfo{Username: "system:kube-scheduler", Groups: []string{"system:authenticated"}}
-	create, update := admissionregistrationv1.Create, admissionregistrationv1.Update
-	specs := []struct {
-		group, resource, subresource string
-		ops                          []admissionregistrationv1.OperationType
-		podLabels, serviceLabel      bool
-		user                         authenticationv1.UserInfo
-	}{
-		{resource: "pods", ops: ops(create), podLabels: true, user: controller("replicaset-controller")},
-		{resource: "pods", subresource: "binding", ops: ops(create), podLabels: true, user: scheduler},
-		{resource: "pods", subresource: "status", ops: ops(update), podLabels: true, user: node},
-		{resource: "serviceaccounts", subresource: "token", ops: ops(create), user: node},
-		{group: "apps", resource: "replicasets", ops: ops(create, update), podLabels: true, user: controller("deployment-controller")},
-		{group: "discovery.k8s.io", resource: "endpointslices", ops: ops(create, update), serviceLabel: true, user: controller("endpointslice-controller")},
-		{resource: "endpoints", ops: ops(create, update), user: controller("endpoint-controller")},
-		{group: "coordination.k8s.io", resource: "leases", ops: ops(create, update), user: controlPlane},
-		{resource: "configmaps", ops: ops(create, update), user: controlPlane},
-	}
-	var out []restartWrite
-	for _, s := range specs {
-		res, ok := preferredResource(mapper, schema.GroupResource{Group: s.group, Resource: s.resource})
-		if !ok {
-			continue
-		}
-		for _, op := range s.ops {
-			out = append(out, restartWrite{
-				request:          request{gvr: res.GVR, subresource: s.subresource, operation: op, namespaced: res.Namespaced},
-				carriesPodLabels: s.podLabels, carriesServiceLabel: s.serviceLabel, user: s.user,
-			})
-		}
-	}
-	return out
-}
-
-func ops(o ...admissionregistrationv1.OperationType) []admissionregistrationv1.OperationType {
-	return o
-}
-
 // preferredResource finds the preferred version of a group-resource.
 func preferredResource(mapper *resources.Mapper, gr schema.GroupResource) (resources.Resource, bool) {
 	for _, r := range mapper.Resources() { // preferred versions come first
@@ -210,27 +152,6 @@ func preferredResource(mapper *resources.Mapper, gr schema.GroupResource) (resou
 		}
 	}
 	return resources.Resource{}, false
-}
-
-// interceptedRestartWrites returns the restart writes in namespace that the webhook
-// intercepts, for pods labelled podLabels behind the Service serviceName (empty when unknown).
-func (a *analysis) interceptedRestartWrites(w *webhook, namespace string, podLabels labels.Set, serviceName string) []request {
-	nsLabels, _ := a.inv.namespaceLabels(namespace)
-	var out []request
-	for _, rw := range a.restartWrites {
-		objectLabels := labels.Set{}
-		switch {
-		case rw.carriesPodLabels:
-			objectLabels = podLabels
-		case rw.carriesServiceLabel && serviceName != "":
-			objectLabels = labels.Set{"kubernetes.io/service-name": serviceName, "endpointslice.kubernetes.io/managed-by": "endpointslice-controller.k8s.io"}
-		}
-		wr := write{request: rw.request, namespace: namespace, nsLabels: nsLabels, objectLabels: objectLabels, user: rw.user}
-		if a.intercepts(w, wr) {
-			out = append(out, rw.request)
-		}
-	}
-	return out
 }
 
 // describeRequests lists a few requests and counts the rest: "CREATE pods, UPDATE pods/status

@@ -40,6 +40,10 @@ type Judgment struct {
 	Field         string  `json:"field,omitempty"`
 	Verdict       Verdict `json:"verdict"`
 	Reason        string  `json:"reason"`
+	// AfterChange marks a verdict on an unseen project (Project.Unseen) given after the rules
+	// changed: the finding did not exist when the project was judged. The report counts these
+	// apart from the verdicts given before.
+	AfterChange bool `json:"afterChange,omitempty"`
 }
 
 type judgmentsFile struct {
@@ -67,9 +71,10 @@ func parseJudgments(data []byte, projects []Project) (map[string][]Judgment, err
 	if err := yaml.UnmarshalStrict(data, &f); err != nil {
 		return nil, fmt.Errorf("parsing: %w", err)
 	}
-	known := map[string]bool{}
+	known, unseen := map[string]bool{}, map[string]bool{}
 	for _, p := range projects {
 		known[p.Name] = true
+		unseen[p.Name] = p.Unseen != ""
 	}
 	var errs []error
 	for _, name := range slices.Sorted(maps.Keys(f.Judgments)) {
@@ -81,6 +86,9 @@ func parseJudgments(data []byte, projects []Project) (map[string][]Judgment, err
 		for i, j := range f.Judgments[name] {
 			if err := j.validate(); err != nil {
 				errs = append(errs, fmt.Errorf("%s[%d]: %w", name, i, err))
+			}
+			if j.AfterChange && !unseen[name] {
+				errs = append(errs, fmt.Errorf("%s[%d]: afterChange is for the projects of the corpus marked unseen", name, i))
 			}
 			if seen[j.key()] {
 				errs = append(errs, fmt.Errorf("%s[%d]: a second judgment of %s", name, i, j.subject()))
@@ -149,8 +157,9 @@ func (j Judgment) specificity() int {
 // judgedFinding is a finding with the verdict of the judgment that matched it.
 type judgedFinding struct {
 	Finding
-	Verdict Verdict
-	Reason  string
+	Verdict     Verdict
+	Reason      string
+	AfterChange bool
 }
 
 // judge gives each finding the verdict of its most specific matching judgment (Unjudged if
@@ -172,7 +181,7 @@ func judge(judgments []Judgment, findings []Finding) ([]judgedFinding, []Judgmen
 		}
 		jf := judgedFinding{Finding: f, Verdict: Unjudged}
 		if best >= 0 {
-			jf.Verdict, jf.Reason = judgments[best].Verdict, judgments[best].Reason
+			jf.Verdict, jf.Reason, jf.AfterChange = judgments[best].Verdict, judgments[best].Reason, judgments[best].AfterChange
 		}
 		out = append(out, jf)
 	}
@@ -193,6 +202,7 @@ func writeUnjudged(w io.Writer, results []projectResult) error {
 	b.WriteString("# Unjudged warnings and errors, as judgments.yaml entries. Replace each TODO (verdict: real,\n")
 	b.WriteString("# minor, noise or false-positive; reason: one line), then paste a project's entries in place\n")
 	b.WriteString("# of its \"[]\" in hack/linteval/judgments.yaml. Dropping webhook or field widens an entry.\n")
+	b.WriteString("# On a project marked unseen, add afterChange: true to a finding judged after the rules changed for it.\n")
 	b.WriteString("judgments:\n")
 	for _, r := range results {
 		entries := unjudgedEntries(r.Findings)

@@ -108,13 +108,21 @@ func TestJudge(t *testing.T) {
 }
 
 func TestParseJudgments(t *testing.T) {
-	projects := []Project{{Name: "alpha"}, {Name: "beta"}}
+	projects := []Project{{Name: "alpha"}, {Name: "beta"}, {Name: "delta", Unseen: "#29"}}
 	tests := []struct {
 		name    string
 		yaml    string
 		want    map[string][]Judgment
 		wantErr string
 	}{{
+		name: "a verdict given after the change, on an unseen project",
+		yaml: "judgments:\n  delta:\n  - {rule: N01, configuration: hooks, verdict: real, reason: r, afterChange: true}\n",
+		want: map[string][]Judgment{"delta": {{Rule: "N01", Configuration: "hooks", Verdict: Real, Reason: "r", AfterChange: true}}},
+	}, {
+		name:    "afterChange on a project the rules were tuned on",
+		yaml:    "judgments:\n  alpha:\n  - {rule: N01, configuration: hooks, verdict: real, reason: r, afterChange: true}\n",
+		wantErr: "alpha[0]: afterChange is for the projects of the corpus marked unseen",
+	}, {
 		name: "empty lists",
 		yaml: "judgments:\n  alpha: []\n  beta: []\n",
 		want: map[string][]Judgment{"alpha": {}, "beta": {}},

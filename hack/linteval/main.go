@@ -36,7 +36,10 @@
 //
 // To judge: run with --print-unjudged, replace each entry's TODO verdict and reason, paste the
 // entries into judgments.yaml under their project, and run again (with --check) to regenerate
-// the report. The program exits 1 when a project could not be evaluated (the report says why),
+// the report. To measure a change to the rules on projects they were not tuned on, add projects
+// with `unseen: "<the change>"`, judge their findings before changing any rule, then mark the
+// verdicts given afterwards (on findings the change made) `afterChange: true`: the report gives
+// the precision of each part of the corpus, and of the unseen verdicts given before and after. The program exits 1 when a project could not be evaluated (the report says why),
 // and 2 on a bad flag.
 package main
 
@@ -249,6 +252,13 @@ func printTotals(w io.Writer, results []projectResult) (failed int) {
 	t, _ := tallies(results)
 	fmt.Fprintf(w, "%-30s %3d errors %3d warnings %3d info; %d of %d warnings and errors unjudged; precision %s\n",
 		"total", all.Errors, all.Warnings, all.Infos, t.Unjudged, t.total(), t.precisionText())
+	for _, s := range corpusSets(results) {
+		fmt.Fprintf(w, "%-30s %d projects; precision %s", s.label(), s.Projects, s.All.precisionText())
+		if s.Unseen != "" && s.After.total() > 0 {
+			fmt.Fprintf(w, "; on verdicts given before the change %s, after it %s", s.Before.precisionText(), s.After.precisionText())
+		}
+		fmt.Fprintln(w)
+	}
 	return failed
 }
 

@@ -107,6 +107,68 @@ func tallies(results []projectResult) (all tally, byRule map[string]*tally) {
 	return all, byRule
 }
 
+// corpusSet is a part of the corpus measured on its own: the projects the rules were tuned on
+// (Unseen empty), or those added unseen for one change. Precision on the first flatters the
+// rules, which were changed until their findings there were worth acting on; the second says
+// what a user who has never been looked at gets.
+type corpusSet struct {
+	Unseen   string
+	Projects int
+	All      tally
+	// Before and After split an unseen set's verdicts: given before the rules changed, or
+	// after (findings the change made).
+	Before, After tally
+}
+
+func (s corpusSet) label() string {
+	if s.Unseen == "" {
+		return "tuned on"
+	}
+	return "unseen for " + s.Unseen
+}
+
+// corpusSets tallies the warnings and errors by part of the corpus: the tuned projects first,
+// then each unseen set in the order of the corpus. Projects that could not be evaluated count
+// as projects with no findings.
+func corpusSets(results []projectResult) []corpusSet {
+	var sets []corpusSet
+	index := map[string]int{}
+	for _, r := range results {
+		key := r.Project.Unseen
+		i, ok := index[key]
+		if !ok {
+			i = len(sets)
+			index[key] = i
+			sets = append(sets, corpusSet{Unseen: key})
+		}
+		s := &sets[i]
+		s.Projects++
+		for _, f := range r.Findings {
+			if !f.counts() {
+				continue
+			}
+			s.All.add(f.Verdict)
+			switch {
+			case key == "":
+			case f.AfterChange:
+				s.After.add(f.Verdict)
+			default:
+				s.Before.add(f.Verdict)
+			}
+		}
+	}
+	slices.SortStableFunc(sets, func(x, y corpusSet) int {
+		if (x.Unseen == "") != (y.Unseen == "") {
+			if x.Unseen == "" {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
+	return sets
+}
+
 // sortFindings orders findings for the report: the most severe first, then by rule and by
 // where they are, so that the report only changes when the findings do.
 func sortFindings(findings []judgedFinding) {
@@ -181,6 +243,10 @@ func writeIntro(b *strings.Builder, results []projectResult) {
 		"**minor** (worth acting on, low impact), **noise** (true, but not worth acting on) or "+
 		"**false-positive** (wrong). Precision is (real + minor) / judged warnings and errors: "+
 		"the share of the findings that deserve a user's time. Info findings are listed, not counted.\n\n", len(results))
+	b.WriteString("Projects marked *unseen* were added for a change to the rules and judged before any rule changed for them; " +
+		"their precision is reported apart (see [By part of the corpus](#by-part-of-the-corpus)), since the rules were " +
+		"tuned on the others until their findings were worth acting on. A finding that a change then made on an " +
+		"unseen project is judged after it, and counted apart again.\n\n")
 	b.WriteString("To re-run it after a change to the rules: `make lint-eval`, which rewrites this page. " +
 		"`make lint-eval LINTEVAL_FLAGS=--print-unjudged` prints the warnings and errors without a judgment " +
 		"as entries to complete and paste into `judgments.yaml`; with `--check` it fails while any is left " +
@@ -192,13 +258,21 @@ func writeProjectTable(b *strings.Builder, results []projectResult) {
 	b.WriteString("| Project | What | Errors | Warnings | Info |\n|---|---|--:|--:|--:|\n")
 	for _, r := range results {
 		if r.Err != nil {
-			fmt.Fprintf(b, "| %s | %s | failed | failed | failed |\n", projectLinks(r.Project), cell(r.Project.What))
+			fmt.Fprintf(b, "| %s | %s | failed | failed | failed |\n", projectLinks(r.Project)+unseenMark(r.Project), cell(r.Project.What))
 			continue
 		}
 		c := countSeverities(r.Findings)
-		fmt.Fprintf(b, "| %s | %s | %d | %d | %d |\n", projectLinks(r.Project), cell(r.Project.What), c.Errors, c.Warnings, c.Infos)
+		fmt.Fprintf(b, "| %s | %s | %d | %d | %d |\n", projectLinks(r.Project)+unseenMark(r.Project), cell(r.Project.What), c.Errors, c.Warnings, c.Infos)
 	}
 	b.WriteString("\n")
+}
+
+// unseenMark marks the projects added unseen for a change.
+func unseenMark(p Project) string {
+	if p.Unseen == "" {
+		return ""
+	}
+	return " *(unseen, " + cell(p.Unseen) + ")*"
 }
 
 // projectLinks links a project's name to its files on GitHub, at the commit.
@@ -229,6 +303,37 @@ func writeVerdictTable(b *strings.Builder, results []projectResult) {
 	}
 	writeTallyRow(b, "**All**", all)
 	b.WriteString("\n")
+	writeSetTable(b, results)
+}
+
+// writeSetTable writes the precision of each part of the corpus, and for unseen projects how
+// much of it rests on verdicts given before the rules changed.
+func writeSetTable(b *strings.Builder, results []projectResult) {
+	sets := corpusSets(results)
+	if len(sets) < 2 && (len(sets) == 0 || sets[0].Unseen == "") {
+		return
+	}
+	b.WriteString("### By part of the corpus\n\n")
+	b.WriteString("| Projects | Count | Findings | Real | Minor | Noise | False positive | Unjudged | Precision |\n")
+	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	for _, s := range sets {
+		writeSetRow(b, s.label(), s.Projects, s.All)
+		if s.Unseen == "" || s.After.total() == 0 {
+			continue // no change made findings there: every verdict was given before
+		}
+		writeSetRow(b, "› verdicts given before the change", -1, s.Before)
+		writeSetRow(b, "› findings the change made, judged after it", -1, s.After)
+	}
+	b.WriteString("\n")
+}
+
+func writeSetRow(b *strings.Builder, label string, projects int, t tally) {
+	count := ""
+	if projects >= 0 {
+		count = fmt.Sprint(projects)
+	}
+	fmt.Fprintf(b, "| %s | %s | %d | %d | %d | %d | %d | %d | %s |\n",
+		cell(label), count, t.total(), t.Real, t.Minor, t.Noise, t.FalsePositive, t.Unjudged, t.precisionText())
 }
 
 func writeTallyRow(b *strings.Builder, label string, t tally) {
@@ -239,6 +344,9 @@ func writeTallyRow(b *strings.Builder, label string, t tally) {
 func writeProjectSection(b *strings.Builder, r projectResult, opts reportOptions) {
 	p := r.Project
 	fmt.Fprintf(b, "\n### %s\n\n", p.Name)
+	if p.Unseen != "" {
+		fmt.Fprintf(b, "Unseen for %s: judged before any rule changed for it.\n\n", cell(p.Unseen))
+	}
 	fmt.Fprintf(b, "%s: %s at [%s](https://github.com/%s/tree/%s).\n", cell(p.What), p.Repo, p.Commit[:12], p.Repo, p.Commit)
 	if r.Err != nil {
 		fmt.Fprintf(b, "\n**Not evaluated**: %s\n", cell(scrub(opts, r.Err.Error())))
@@ -258,8 +366,12 @@ func writeProjectSection(b *strings.Builder, r projectResult, opts reportOptions
 	} else {
 		b.WriteString("\n| Severity | Rule | Where | Message | Verdict | Reason |\n|---|---|---|---|---|---|\n")
 		for _, f := range counted {
+			verdict := string(f.Verdict)
+			if f.AfterChange {
+				verdict += " (after the change)"
+			}
 			fmt.Fprintf(b, "| %s | %s %s | %s | %s | %s | %s |\n", f.Severity, f.Rule, f.Name,
-				where(r, f), cell(firstSentence(f.Message)), f.Verdict, cell(f.Reason))
+				where(r, f), cell(firstSentence(f.Message)), verdict, cell(f.Reason))
 		}
 	}
 	writeInfos(b, r, infos)

@@ -24,6 +24,9 @@ type Log struct {
 // Run is one invocation of a tool and its results.
 type Run struct {
 	Tool Tool `json:"tool"`
+	// Invocations say how the run went; a run that could not read all its input says so, so
+	// that its results are not taken for those of the whole input.
+	Invocations []Invocation `json:"invocations,omitempty"`
 	// Results is always present, empty when there is nothing to report: an absent list means
 	// "not computed" in SARIF.
 	Results []Result `json:"results"`
@@ -49,6 +52,20 @@ type ReportingDescriptor struct {
 	ShortDescription     *Message                `json:"shortDescription,omitempty"`
 	FullDescription      *Message                `json:"fullDescription,omitempty"`
 	DefaultConfiguration *ReportingConfiguration `json:"defaultConfiguration,omitempty"`
+	// HelpURI is the rule's documentation, which code-scanning views link to.
+	HelpURI string `json:"helpUri,omitempty"`
+}
+
+// Invocation is one run of the tool: whether it completed, and what went wrong.
+type Invocation struct {
+	ExecutionSuccessful        bool           `json:"executionSuccessful"`
+	ToolExecutionNotifications []Notification `json:"toolExecutionNotifications,omitempty"`
+}
+
+// Notification is a problem of the run itself (an input that did not read), not a result.
+type Notification struct {
+	Level   string  `json:"level"`
+	Message Message `json:"message"`
 }
 
 // ReportingConfiguration is a rule's default level.
