@@ -59,11 +59,11 @@ An existing CA in DIR is not replaced without --force.`,
 	f := cmd.Flags()
 	f.StringSliceVar(&o.hosts, "host", nil, "DNS name the certificate is valid for (repeatable)")
 	f.StringSliceVar(&o.ips, "ip", nil, "IP address the certificate is valid for (repeatable)")
-	f.StringVar(&o.out, "out", "", "directory to write ca.crt, tls.crt and tls.key into")
+	onceStringVar(f, &o.out, "out", "", "directory to write ca.crt, tls.crt and tls.key into")
 	f.DurationVar(&o.validFor, "valid-for", 365*24*time.Hour, "how long the serving certificate is valid")
-	f.StringVar(&o.caCert, "ca-cert", "", "sign with this existing CA certificate (PEM) instead of creating a CA")
-	f.StringVar(&o.caKey, "ca-key", "", "the existing CA's private key (PEM), with --ca-cert")
-	f.StringVar(&o.caKeyOut, "ca-key-out", "", "also write a newly created CA's private key to this file (mode 0600)")
+	onceStringVar(f, &o.caCert, "ca-cert", "", "sign with this existing CA certificate (PEM) instead of creating a CA")
+	onceStringVar(f, &o.caKey, "ca-key", "", "the existing CA's private key (PEM), with --ca-cert")
+	onceStringVar(f, &o.caKeyOut, "ca-key-out", "", "also write a newly created CA's private key to this file (mode 0600)")
 	f.BoolVar(&o.force, "force", false, "replace an existing CA in --out, or an existing --ca-key-out file")
 	addOutputFlag(cmd, &o.output)
 	_ = cmd.MarkFlagRequired("out")
@@ -200,7 +200,7 @@ rewrites the files with --write.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return o.run(streams, args) },
 	}
-	cmd.Flags().StringVar(&o.caFile, "ca-file", "", "PEM file with the CA certificate(s)")
+	onceStringVar(cmd.Flags(), &o.caFile, "ca-file", "", "PEM file with the CA certificate(s): one file, which may hold several (the old and the new CA while rotating)")
 	cmd.Flags().BoolVarP(&o.write, "write", "w", false, "rewrite the files in place instead of printing")
 	_ = cmd.MarkFlagRequired("ca-file")
 	return cmd

@@ -80,12 +80,12 @@ The exit code is COMMAND's when it ends by itself, 0 after an interrupt.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster (default: $KUBECONFIG, then ~/.kube/config, as kubectl)")
+	onceStringVar(f, &o.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster (default: $KUBECONFIG, then ~/.kube/config, as kubectl)")
 	f.StringVar(&o.context, "context", "", "the kubeconfig context to use (default: its current context)")
 	f.StringSliceVar(&o.webhooks, "webhooks", nil, "webhook configuration files or directories (repeatable)")
 	f.StringVar(&o.host, "host", "127.0.0.1", "address or name the cluster reaches this machine at")
 	f.IntVar(&o.port, "port", 9443, "port your webhook server listens on")
-	f.StringVar(&o.certDir, "cert-dir", "", "directory for the CA, certificate and key (default: a temporary one, removed on exit)")
+	onceStringVar(f, &o.certDir, "cert-dir", "", "directory for the CA, certificate and key (default: a temporary one, removed on exit)")
 	f.StringVar(&o.prefix, "name-prefix", "admit-dev-", "prefix of the applied configurations' names")
 	f.BoolVar(&o.cleanup, "cleanup", false, "only delete configurations left by earlier admit dev sessions, then exit")
 	f.DurationVar(&o.grace, "grace-period", 10*time.Second, "how long COMMAND gets to exit after SIGTERM")
@@ -117,7 +117,7 @@ func (o *devOptions) run(ctx context.Context, streams Streams, args []string, da
 	}
 	if o.cleanup {
 		n, err := deleteDevConfigurations(context.WithoutCancel(ctx), client, devManagedByLabel+"="+devManagedByValue)
-		fmt.Fprintf(streams.Err, "admit dev: deleted %d webhook configurations left by earlier sessions\n", n)
+		fmt.Fprintf(streams.Err, "admit: deleted %d webhook configurations left by earlier sessions\n", n)
 		return err
 	}
 	if len(o.webhooks) == 0 {
@@ -158,10 +158,10 @@ func (o *devOptions) run(ctx context.Context, streams Streams, args []string, da
 		defer cancel()
 		n, err := deleteDevConfigurations(cctx, client, devSessionLabel+"="+session)
 		if err != nil {
-			fmt.Fprintf(streams.Err, "admit dev: cleaning up: %v (run admit dev --cleanup)\n", err)
+			fmt.Fprintf(streams.Err, "admit: cleaning up: %v (run admit dev --cleanup)\n", err)
 			return
 		}
-		fmt.Fprintf(streams.Err, "admit dev: deleted %d webhook configurations\n", n)
+		fmt.Fprintf(streams.Err, "admit: deleted %d webhook configurations\n", n)
 	}
 	defer cleanup()
 	api := client.AdmissionregistrationV1()
@@ -169,18 +169,18 @@ func (o *devOptions) run(ctx context.Context, streams Streams, args []string, da
 		if _, err := api.MutatingWebhookConfigurations().Create(ctx, m, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("applying MutatingWebhookConfiguration %s: %w", m.Name, err)
 		}
-		fmt.Fprintf(streams.Err, "admit dev: applied MutatingWebhookConfiguration %s\n", m.Name)
+		fmt.Fprintf(streams.Err, "admit: applied MutatingWebhookConfiguration %s\n", m.Name)
 	}
 	for _, v := range validating {
 		if _, err := api.ValidatingWebhookConfigurations().Create(ctx, v, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("applying ValidatingWebhookConfiguration %s: %w", v.Name, err)
 		}
-		fmt.Fprintf(streams.Err, "admit dev: applied ValidatingWebhookConfiguration %s\n", v.Name)
+		fmt.Fprintf(streams.Err, "admit: applied ValidatingWebhookConfiguration %s\n", v.Name)
 	}
-	fmt.Fprintf(streams.Err, "admit dev: webhooks now call %s; certificates in %s\n", base.String(), certDir)
+	fmt.Fprintf(streams.Err, "admit: webhooks now call %s; certificates in %s\n", base.String(), certDir)
 
 	if len(args) == 0 {
-		fmt.Fprintln(streams.Err, "admit dev: waiting; press Ctrl-C to remove the configurations")
+		fmt.Fprintln(streams.Err, "admit: waiting; press Ctrl-C to remove the configurations")
 		<-ctx.Done()
 		return nil
 	}

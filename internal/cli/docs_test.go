@@ -109,3 +109,31 @@ func TestDocs(t *testing.T) {
 		})
 	}
 }
+
+// TestDeployingNamesEveryOverlay: docs/deploying.md counts and names the overlays deploy/ has.
+func TestDeployingNamesEveryOverlay(t *testing.T) {
+	entries, err := os.ReadDir("../../deploy/overlays")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var overlays []string
+	for _, e := range entries {
+		if e.IsDir() {
+			overlays = append(overlays, e.Name())
+		}
+	}
+	data, err := os.ReadFile("../../docs/deploying.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := strings.Join(strings.Fields(string(data)), " ")
+	numbers := []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"}
+	if len(overlays) >= len(numbers) || !strings.Contains(page, "a kustomize base and "+numbers[len(overlays)]+" overlays") {
+		t.Errorf("docs/deploying.md does not say there are %d overlays (%s)", len(overlays), strings.Join(overlays, ", "))
+	}
+	for _, o := range overlays {
+		if !strings.Contains(page, "`"+o+"`") {
+			t.Errorf("docs/deploying.md does not name the overlay %s", o)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -34,6 +35,7 @@ type lintOptions struct {
 	requestTimeout time.Duration
 	expiryWarning  time.Duration
 	listRules      bool
+	stdinFilename  string
 	now            func() time.Time
 }
 
@@ -42,13 +44,17 @@ func newLintCommand(streams Streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "lint PATH... | lint --kubeconfig FILE",
 		Short: "Find webhook configurations that are invalid or can take a cluster down",
-		Long: `Lint Mutating- and ValidatingWebhookConfigurations: what the apiserver would refuse (A), fail-closed
-webhooks that deadlock the cluster's recovery and other availability risks (B), needlessly wide
-scopes (C), timeouts (D) and TLS material (E). Every finding names its rule, configuration, webhook
-and field, and says how to fix it; docs/lint.md explains each rule.
+		Long: `Lint Mutating- and ValidatingWebhookConfigurations and admission policies: what the apiserver would
+refuse (A), fail-closed webhooks that deadlock the cluster's recovery and other availability risks
+(B), needlessly wide scopes (C), timeouts (D), TLS material (E) and admission policies' bindings,
+parameters and expressions (F). Every finding names its rule, configuration, webhook and field, and
+says how to fix it; docs/lint.md explains each rule.
 
 PATH is a file, a directory of *.yaml, *.yml and *.json files, or "-" for standard input; documents
-may be of any kind. Give the Namespaces, Services, Deployments, PodDisruptionBudgets, TLS Secrets and
+may be of any kind. An input that does not read, or holds no object, is an error: lint never
+passes on nothing. Lint what you apply: the files of a kustomize base that its build changes
+(placeholder namespaces, name prefixes, patches) are refused, with the command to lint the build
+instead. Give the Namespaces, Services, Deployments, PodDisruptionBudgets, TLS Secrets and
 cert-manager Certificates that go with the configurations and more rules apply (replicas,
 disruption budgets, runlevels, serving certificates). With --kubeconfig, lint reads them from a
 cluster instead, read-only, never Secrets.
@@ -59,12 +65,15 @@ namespace at or below its level (annotation admit.dev/runlevel, default its serv
 A configuration turns rules off for itself with the annotation admit.dev/lint-disable: "B07,D01".
 
 Findings below --severity are not shown. Exit codes: 0 no finding at or above --severity,
-1 findings, 2 bad input.`,
+1 findings, 2 bad input (an input that does not read is reported, and the others are still linted).`,
 		Example: `  # a kustomize build, with the objects around the configurations
   kustomize build deploy/overlays/prod | admit lint -
 
   # files and directories; only errors fail
-  admit lint --severity error deploy/webhooks.yaml deploy/base/
+  admit lint --severity error config/webhooks.yaml manifests/
+
+  # SARIF for code scanning, standard input shown as the kustomization it was built from
+  kustomize build deploy/overlays/prod | admit lint -o sarif --stdin-filename deploy/overlays/prod/kustomization.yaml - > lint.sarif
 
   # the cluster of the current context, as SARIF for code scanning
   admit lint --kubeconfig ~/.kube/config -o sarif > lint.sarif
@@ -75,7 +84,7 @@ Findings below --severity are not shown. Exit codes: 0 no finding at or above --
 	}
 	f := cmd.Flags()
 	f.BoolVarP(&o.recursive, "recursive", "R", false, "read the subdirectories of directories too")
-	f.StringVar(&o.kubeconfig, "kubeconfig", "", "lint the cluster of this kubeconfig (read-only) instead of files")
+	onceStringVar(f, &o.kubeconfig, "kubeconfig", "", "lint the cluster of this kubeconfig (read-only) instead of files")
 	f.StringVar(&o.context, "context", "", "the kubeconfig context to use (default its current context)")
 	f.StringVarP(&o.output, "output", "o", outputText, "output format: text, json, yaml or sarif")
 	f.StringVar(&o.severity, "severity", "warning", "show findings at or above this severity, and exit 1 if there are any: info, warning or error")
@@ -83,6 +92,7 @@ Findings below --severity are not shown. Exit codes: 0 no finding at or above --
 	f.DurationVar(&o.requestTimeout, "request-timeout", 60*time.Second, "the apiserver's request deadline, for rule D02 (kube-apiserver --request-timeout)")
 	f.DurationVar(&o.expiryWarning, "expiry-warning", 30*24*time.Hour, "warn about certificates that expire within this long (rule E02)")
 	f.BoolVar(&o.listRules, "list-rules", false, "list the rules and exit")
+	onceStringVar(f, &o.stdinFilename, "stdin-filename", "", `the path findings in standard input ("-") are reported at, e.g. the kustomization it was built from, for code scanning (default "<stdin>")`)
 	_ = cmd.MarkFlagFilename("kubeconfig")
 	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{outputText, outputJSON, outputYAML, outputSARIF}, cobra.ShellCompDirectiveNoFileComp
@@ -106,6 +116,8 @@ type lintReport struct {
 	Threshold lint.Severity  `json:"threshold"`
 	Findings  []lint.Finding `json:"findings"`
 	Summary   lintSummary    `json:"summary"`
+	// Errors are the inputs that could not be read: the findings are those of the others.
+	Errors []string `json:"errors,omitempty"`
 }
 
 type lintSummary struct {
@@ -132,8 +144,10 @@ func (o *lintOptions) run(ctx context.Context, streams Streams, paths []string) 
 	opts := lint.Options{
 		Now: o.now, Disable: o.disable, RequestTimeout: o.requestTimeout, ExpiryWarning: o.expiryWarning,
 	}
+	if o.stdinFilename != "" && !slices.Contains(paths, "-") {
+		return badInput(errors.New(`--stdin-filename names standard input, which is read only when "-" is among the paths`))
+	}
 	var set *config.Set
-	var loadErr error
 	switch {
 	case o.kubeconfig != "" && len(paths) > 0:
 		return badInput(errors.New("give files to lint or --kubeconfig, not both"))
@@ -144,21 +158,37 @@ func (o *lintOptions) run(ctx context.Context, streams Streams, paths []string) 
 	case len(paths) > 0:
 		// A file that does not read is reported and the others linted: one bad file in a
 		// directory must not hide the findings of the rest. The exit code still says bad input.
-		if set, loadErr, err = o.readFiles(streams.In, paths); err != nil {
+		set, inputs, loadErr, err := o.readInputs(streams.In, paths)
+		if err != nil {
 			return badInput(err)
 		}
-		if loadErr != nil {
-			fmt.Fprintf(streams.Err, "admit lint: %v\n", loadErr)
-			if len(set.Mutating)+len(set.Validating)+len(set.Others) > 0 {
-				fmt.Fprintln(streams.Err, "admit lint: the files above were not linted; the others were")
-			}
+		if err := checkUnbuiltKustomizations(inputs, set); err != nil {
+			return badInput(err)
 		}
+		loadErrs := flattenErrors(loadErr)
+		if len(loadErrs) > 0 {
+			for _, e := range loadErrs {
+				fmt.Fprintf(streams.Err, "admit: %s\n", errorText(e))
+			}
+			if objectCount(set) == 0 {
+				// Nothing read: no report, which would read as a clean one.
+				return &exitError{code: ExitBadInput, err: errors.New("")}
+			}
+			fmt.Fprintln(streams.Err, "admit: the inputs above were not linted; the others were")
+		}
+		return o.lint(streams, set, opts, threshold, loadErrs)
 	default:
 		return badInput(errors.New(`nothing to lint: give files, directories or "-" (standard input), or --kubeconfig`))
 	}
+	return o.lint(streams, set, opts, threshold, nil)
+}
+
+// lint runs the rules on set and prints the report. loadErrs are the inputs that were not read:
+// the report then says the run was partial, and the exit code is 2.
+func (o *lintOptions) lint(streams Streams, set *config.Set, opts lint.Options, threshold lint.Severity, loadErrs []error) error {
 	policies := hasPolicies(set)
 	if len(set.Mutating) == 0 && len(set.Validating) == 0 && !policies {
-		fmt.Fprintln(streams.Err, "admit lint: warning: no webhook configurations or admission policies found")
+		fmt.Fprintln(streams.Err, "admit: warning: no webhook configurations or admission policies found")
 	}
 	if policies {
 		checker, err := newPolicyChecker(set)
@@ -172,41 +202,19 @@ func (o *lintOptions) run(ctx context.Context, streams Streams, paths []string) 
 		return badInput(err)
 	}
 	shown := lint.AtLeast(findings, threshold)
-	if err := o.write(streams.Out, findings, threshold); err != nil {
-		return err
+	// A partial run's text report shows its findings, never a clean summary for the whole input.
+	if o.output != outputText || len(loadErrs) == 0 || len(shown) > 0 {
+		if err := o.write(streams.Out, findings, threshold, loadErrs); err != nil {
+			return err
+		}
 	}
-	if loadErr != nil {
+	if len(loadErrs) > 0 {
 		return &exitError{code: ExitBadInput, err: errors.New("")}
 	}
 	if len(shown) > 0 {
 		return &exitError{code: ExitRejected, err: errors.New("")}
 	}
 	return nil
-}
-
-// readFiles reads what it can of paths: the set of the files that read, and loadErr about
-// those that did not. err is for what stops the run (standard input unreadable).
-func (o *lintOptions) readFiles(stdin io.Reader, paths []string) (set *config.Set, loadErr, err error) {
-	set = &config.Set{}
-	var loadErrs []error
-	for _, path := range paths {
-		var loaded *config.Set
-		var pathErr error
-		if path == "-" {
-			data, readErr := io.ReadAll(stdin)
-			if readErr != nil {
-				return nil, nil, fmt.Errorf("reading standard input: %w", readErr)
-			}
-			loaded, pathErr = config.Parse("<stdin>", data)
-		} else {
-			loaded, pathErr = config.Load(config.Options{Recursive: o.recursive, KeepGoing: true}, path)
-		}
-		loadErrs = append(loadErrs, pathErr)
-		if loaded != nil {
-			set.Append(loaded)
-		}
-	}
-	return set, errors.Join(loadErrs...), nil
 }
 
 // readCluster reads the cluster of the kubeconfig, and its resources from discovery (the
@@ -237,9 +245,9 @@ func (o *lintOptions) readCluster(ctx context.Context, stderr io.Writer) (*confi
 	}
 	mapper, err := resources.FromDiscovery(client.Discovery())
 	if err != nil {
-		fmt.Fprintf(stderr, "admit lint: warning: %v\n", err)
+		fmt.Fprintf(stderr, "admit: warning: %v\n", err)
 		if mapper == nil {
-			fmt.Fprintln(stderr, "admit lint: warning: using the resources of Kubernetes 1.36 instead of the cluster's")
+			fmt.Fprintln(stderr, "admit: warning: using the resources of Kubernetes 1.36 instead of the cluster's")
 		}
 	}
 	paramResources := mapper
@@ -255,7 +263,22 @@ func (o *lintOptions) readCluster(ctx context.Context, stderr io.Writer) (*confi
 	return set, mapper, nil
 }
 
-func (o *lintOptions) write(w io.Writer, findings []lint.Finding, threshold lint.Severity) error {
+// lintDocs is the page that explains every rule; each rule has its section.
+const lintDocs = "https://github.com/admitkit/admit/blob/main/docs/lint.md"
+
+// ruleHelpURI is the address of a rule's section of docs/lint.md: its heading is "ID name",
+// which GitHub anchors as "id-name".
+func ruleHelpURI(r lint.Rule) string {
+	return lintDocs + "#" + strings.ToLower(r.ID+"-"+r.Name)
+}
+
+// write prints the report; loadErrs are the inputs that were not read, which a structured
+// report lists so that it never reads as a clean run over the whole input.
+func (o *lintOptions) write(w io.Writer, findings []lint.Finding, threshold lint.Severity, loadErrs []error) error {
+	var errTexts []string
+	for _, e := range loadErrs {
+		errTexts = append(errTexts, errorText(e))
+	}
 	switch o.output {
 	case outputText:
 		return lint.WriteText(w, findings, threshold)
@@ -267,13 +290,24 @@ func (o *lintOptions) write(w io.Writer, findings []lint.Finding, threshold lint
 				reported = append(reported, f)
 			}
 		}
-		log, err := sarif.FromFindings(sarif.Driver{Name: "admit lint", Version: Version(), InformationURI: "https://github.com/admitkit/admit/blob/main/docs/lint.md"}, lint.Rules(), reported)
+		log, err := sarif.FromFindings(sarif.Driver{Name: "admit lint", Version: Version(), InformationURI: lintDocs}, lint.Rules(), reported)
 		if err != nil {
 			return err
 		}
+		rules := lint.Rules()
+		for i := range log.Runs[0].Tool.Driver.Rules {
+			log.Runs[0].Tool.Driver.Rules[i].HelpURI = ruleHelpURI(rules[i])
+		}
+		if len(errTexts) > 0 {
+			inv := sarif.Invocation{ExecutionSuccessful: false}
+			for _, t := range errTexts {
+				inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarif.Notification{Level: "error", Message: sarif.Message{Text: t}})
+			}
+			log.Runs[0].Invocations = []sarif.Invocation{inv}
+		}
 		return writeStructured(w, outputJSON, log)
 	}
-	report := lintReport{Threshold: threshold, Findings: lint.AtLeast(findings, threshold)}
+	report := lintReport{Threshold: threshold, Findings: lint.AtLeast(findings, threshold), Errors: errTexts}
 	if report.Findings == nil {
 		report.Findings = []lint.Finding{}
 	}

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -32,29 +33,45 @@ import (
 )
 
 type reviewOptions struct {
-	files        []string
-	recursive    bool
-	webhooks     []string
-	namespaces   string
-	cluster      []string
-	namespace    string
-	crds         []string
-	old          []string
-	operation    string
-	subresource  string
-	dryRun       bool
-	user         string
-	groups       []string
-	timeout      time.Duration
-	resolve      []string
-	resolveDNS   bool
-	output       string
-	color        string
-	onlyHooks    bool
-	verbose      bool
-	fieldManager string
-	serviceCIDR  string
-	kubeconfig   string
+	files      []string
+	recursive  bool
+	webhooks   []string
+	namespaces []string
+	cluster    []string
+	namespace  string
+	// namespaceGiven: -n was given, so an object naming another namespace is an error, as in
+	// kubectl.
+	namespaceGiven bool
+	crds           []string
+	old            []string
+	operation      string
+	subresource    string
+	dryRun         string
+	user           string
+	groups         []string
+	timeout        time.Duration
+	validate       string
+	caFile         string
+	resolve        []string
+	resolveDNS     bool
+	output         string
+	list           bool
+	summary        bool
+	color          string
+	onlyHooks      bool
+	verbose        bool
+	fieldManager   string
+	serviceCIDR    string
+	kubeconfig     string
+	// The cluster's kube-apiserver options that change admission.
+	allowPrivileged     bool
+	enablePlugins       []string
+	disablePlugins      []string
+	admissionConfigFile string
+	maxRequestBodyBytes int64
+	completeState       bool
+	// progress reports how far a long run is, on a terminal; nil for none.
+	progress io.Writer
 }
 
 func newReviewCommand(streams Streams) *cobra.Command {
@@ -94,36 +111,63 @@ Exit codes: 0 every object admitted, 1 an object rejected, 2 bad input.`,
   admit review -f new.yaml --old old.yaml --webhooks hooks/ -o json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = append(o.files, args...)
+			o.namespaceGiven = cmd.Flags().Changed("namespace")
+			if err := o.checkAliases(cmd); err != nil {
+				return err
+			}
+			o.progress = terminalOf(streams.Err)
 			return o.run(cmd.Context(), streams)
 		},
 	}
 	f := cmd.Flags()
 	f.StringArrayVarP(&o.files, "filename", "f", nil, `objects to admit: files, directories or "-" for stdin (YAML or JSON; repeatable)`)
-	f.BoolVarP(&o.recursive, "recursive", "R", false, "read the subdirectories of directories given with -f and --old")
-	f.StringSliceVar(&o.webhooks, "webhooks", nil, "files or directories of webhook configurations, admission policies and their bindings (repeatable)")
-	f.StringVar(&o.namespaces, "namespaces", "", "Namespace objects for namespaceSelector lookups; unlisted namespaces have only their kubernetes.io/metadata.name label")
+	f.BoolVarP(&o.recursive, "recursive", "R", false, "read the subdirectories of directories given with -f, --old, --webhooks, --cluster and --namespaces")
+	f.StringArrayVar(&o.webhooks, "webhooks", nil, `files or directories of webhook configurations, admission policies and their bindings, or "-" for stdin (repeatable)`)
+	f.StringArrayVar(&o.namespaces, "namespaces", nil, "Namespace objects for namespaceSelector lookups (repeatable); unlisted namespaces have only their kubernetes.io/metadata.name label")
 	f.StringArrayVar(&o.cluster, "cluster", nil, "the cluster's state admission reads: Namespaces, ServiceAccounts, PriorityClasses, LimitRanges, ResourceQuotas, Storage/Ingress/RuntimeClasses, admission policies' parameters (files or directories, repeatable); what is not given is what a fresh cluster has")
-	f.StringVarP(&o.namespace, "namespace", "n", "default", "the namespace of namespaced objects that name none")
-	f.StringSliceVar(&o.crds, "crds", nil, "CustomResourceDefinitions of custom kinds (repeatable)")
+	f.StringVarP(&o.namespace, "namespace", "n", "default", "the namespace of namespaced objects that name none; an object naming another is an error, as in kubectl")
+	f.StringArrayVar(&o.crds, "crds", nil, "CustomResourceDefinitions of custom kinds (repeatable)")
 	f.StringArrayVar(&o.old, "old", nil, "the existing objects, for UPDATEs: files or directories (repeatable)")
 	f.StringVar(&o.operation, "operation", "", "CREATE, UPDATE, DELETE or CONNECT (default CREATE, or UPDATE for objects with an --old counterpart)")
 	f.StringVar(&o.subresource, "subresource", "", "subresource of the request, e.g. status")
-	f.BoolVar(&o.dryRun, "dry-run", false, "review as a dry-run request")
-	f.StringVar(&o.user, "user", "admit-review", "username of the requesting user")
-	f.StringSliceVar(&o.groups, "group", []string{"system:authenticated"}, "groups of the requesting user (repeatable)")
-	f.DurationVar(&o.timeout, "timeout", 30*time.Second, "each request's deadline, as the apiserver's request timeout")
-	f.StringSliceVar(&o.resolve, "resolve", nil, "NAMESPACE/SERVICE=HOST:PORT: where to reach a service webhook (repeatable); every service the webhooks call needs one")
+	f.StringVar(&o.dryRun, "dry-run", "none", `"server" reviews a dry-run request (webhooks see dryRun: true, those with side effects are refused), "none" a write; "client" sends nothing, as kubectl`)
+	f.Lookup("dry-run").NoOptDefVal = "server"
+	f.StringVar(&o.user, "as", "admit-review", "username of the requesting user")
+	f.StringVar(&o.user, "user", "admit-review", "the same as --as")
+	f.StringArrayVar(&o.groups, "as-group", []string{"system:authenticated"}, "groups of the requesting user (repeatable)")
+	f.StringArrayVar(&o.groups, "group", []string{"system:authenticated"}, "the same as --as-group")
+	f.DurationVar(&o.timeout, "request-timeout", 60*time.Second, "each request's deadline, as kube-apiserver's --request-timeout")
+	f.DurationVar(&o.timeout, "timeout", 60*time.Second, "the same as --request-timeout")
+	f.StringVar(&o.validate, "validate", "strict", `field validation, as kubectl sends it: "strict" (unknown and duplicate fields are a 400), "warn" or "ignore"`)
+	f.Lookup("validate").NoOptDefVal = "strict"
+	onceStringVar(f, &o.caFile, "ca-file", "", "the caBundle of webhooks whose configuration has none (as cert-manager's CA injector fills it): a PEM file")
+	f.StringArrayVar(&o.resolve, "resolve", nil, "NAMESPACE/SERVICE=HOST:PORT: where to reach a service webhook (repeatable); every service the webhooks call needs one")
 	f.BoolVar(&o.resolveDNS, "resolve-dns", false, "look up the services without --resolve by their cluster DNS names (NAME.NAMESPACE.svc), as inside a cluster")
 	f.StringVar(&o.color, "color", "auto", "colour the text diff: auto, always or never")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "list every step of the chain, also webhooks not called and plugins that changed nothing, and the whole change to the stored object")
+	f.BoolVar(&o.list, "list", false, "with -o json|yaml, print a List even for one object, so that scripts read one shape")
+	f.BoolVar(&o.summary, "summary", false, "print one line per object and the totals instead of each object's steps")
 	f.StringVar(&o.fieldManager, "field-manager", chain.DefaultFieldManager, "the writer managedFields name, as the apiserver takes it from the client (kubectl apply: kubectl-client-side-apply)")
 	f.StringVar(&o.serviceCIDR, "service-cidr", chain.DefaultServiceCIDR, "the range Services get cluster IPs from")
-	f.StringVar(&o.kubeconfig, "kubeconfig", "", "read the cluster state from this cluster (read-only, never Secrets): its Namespaces, PriorityClasses, Storage/Ingress/RuntimeClasses, CRDs, and the ServiceAccounts, LimitRanges and ResourceQuotas of the reviewed objects' namespaces")
+	onceStringVar(f, &o.kubeconfig, "kubeconfig", "", "read the cluster state from this cluster (read-only, never Secrets): its Namespaces, PriorityClasses, Storage/Ingress/RuntimeClasses, CRDs, and the ServiceAccounts, LimitRanges and ResourceQuotas of the reviewed objects' namespaces")
+	f.BoolVar(&o.allowPrivileged, "allow-privileged", true, "kube-apiserver's --allow-privileged: whether pods may run privileged containers (true in kubeadm, kind and managed clusters; a bare kube-apiserver's default is false)")
+	f.StringSliceVar(&o.enablePlugins, "enable-admission-plugins", nil, "kube-apiserver's --enable-admission-plugins: admission plugins run beyond its defaults, e.g. AlwaysPullImages,PodNodeSelector")
+	f.StringSliceVar(&o.disablePlugins, "disable-admission-plugins", nil, "kube-apiserver's --disable-admission-plugins: default admission plugins that do not run")
+	onceStringVar(f, &o.admissionConfigFile, "admission-control-config-file", "", "kube-apiserver's --admission-control-config-file: an AdmissionConfiguration with the plugins' configurations (PodSecurity's defaults and exemptions, ...)")
+	f.Int64Var(&o.maxRequestBodyBytes, "max-request-body-bytes", dispatch.DefaultMaxRequestBodyBytes, "kube-apiserver's --max-request-body-bytes: a larger object is refused with 413")
+	f.BoolVar(&o.completeState, "complete-state", false, "the cluster state given (--cluster, --namespaces) is the whole cluster: an object in a namespace it does not have gets the apiserver's 404, as with --kubeconfig, instead of the namespace being assumed")
 	f.BoolVar(&o.onlyHooks, "webhooks-only", false, "call the webhooks with the objects as given and as patched, without kube-apiserver's decoding, defaulting, built-in admission plugins and preparation")
+	for _, alias := range []string{"user", "group", "timeout"} {
+		// The first names of these flags, kept for the scripts that use them.
+		f.Lookup(alias).Hidden = true
+	}
+	_ = cmd.MarkFlagFilename("ca-file")
+	_ = cmd.MarkFlagFilename("admission-control-config-file")
+	_ = cmd.MarkFlagFilename("kubeconfig")
+	_ = cmd.RegisterFlagCompletionFunc("dry-run", fixedCompletion("none", "server", "client"))
+	_ = cmd.RegisterFlagCompletionFunc("validate", fixedCompletion("strict", "warn", "ignore"))
 	addOutputFlag(cmd, &o.output)
-	_ = cmd.RegisterFlagCompletionFunc("operation", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return []string{"CREATE", "UPDATE", "DELETE", "CONNECT"}, cobra.ShellCompDirectiveNoFileComp
-	})
+	_ = cmd.RegisterFlagCompletionFunc("operation", fixedCompletion("CREATE", "UPDATE", "DELETE", "CONNECT"))
 	return cmd
 }
 
@@ -153,6 +197,9 @@ func reviewedPolicies(reviews []*reviewed) int {
 func (o *reviewOptions) run(ctx context.Context, streams Streams) error {
 	if err := checkOutput(o.output); err != nil {
 		return err
+	}
+	if err := o.checkValues(); err != nil {
+		return badInput(err)
 	}
 	if len(o.files) == 0 {
 		return badInput(errors.New("nothing to review: give objects with -f FILE|DIR|- or as arguments"))
@@ -259,7 +306,7 @@ func (o *reviewOptions) newEngine(ctx context.Context, streams Streams, env *rev
 	var mutating []*admissionregistrationv1.MutatingWebhookConfiguration
 	var validating []*admissionregistrationv1.ValidatingWebhookConfiguration
 	if len(o.webhooks) > 0 {
-		set, err := config.Load(config.Options{}, o.webhooks...)
+		set, err := o.loadWebhooks(streams.In)
 		if err != nil {
 			return nil, badInput(err)
 		}
@@ -271,6 +318,11 @@ func (o *reviewOptions) newEngine(ctx context.Context, streams Streams, env *rev
 			return nil, badInput(err)
 		}
 		mutating, validating = set.MutatingConfigs(), set.ValidatingConfigs()
+		if o.caFile != "" {
+			if caBundle, err = readCABundle(o.caFile); err != nil {
+				return nil, badInput(err)
+			}
+		}
 		if len(caBundle) > 0 {
 			fillCABundles(mutating, validating, caBundle)
 		}
@@ -305,6 +357,7 @@ func (o *reviewOptions) newEngine(ctx context.Context, streams Streams, env *rev
 	opts := dispatch.Options{
 		Mutating: mutating, Validating: validating, Resources: env.mapper,
 		Conditions: matchconditions.Compiler(nil), ServiceResolver: resolver,
+		MaxRequestBodyBytes: o.maxRequestBodyBytes,
 	}
 	if first, n := state.policyCount(); o.onlyHooks && n > 0 {
 		// Policies run in kube-apiserver's own plugins, which are the chain: ignoring them would
@@ -321,9 +374,17 @@ func (o *reviewOptions) newEngine(ctx context.Context, streams Streams, env *rev
 		if err := env.live.readState(ctx, state, reviews); err != nil {
 			return nil, err
 		}
+		// The reviewed objects' namespaces exist unless the state is known to be whole.
+		var assumedNamespaces []string
+		if !o.completeState && o.kubeconfig == "" {
+			assumedNamespaces = namespacesOf(reviews)
+		}
 		c, err := chain.New(ctx, chain.Config{
-			Objects: state.withReviewed(reviews), Namespaces: namespacesOf(reviews), CRDs: env.crds,
+			Objects: state.withReviewed(reviews), Namespaces: assumedNamespaces, CRDs: env.crds,
 			FieldManager: o.fieldManager, ServiceCIDR: o.serviceCIDR,
+			DisallowPrivileged:     !o.allowPrivileged,
+			EnableAdmissionPlugins: o.enablePlugins, DisableAdmissionPlugins: o.disablePlugins,
+			AdmissionControlConfigFile: o.admissionConfigFile,
 		})
 		if err != nil {
 			return nil, badInput(fmt.Errorf("the cluster state: %w", err))
@@ -363,16 +424,20 @@ const maxConcurrentReviews = 16
 
 // admitAll runs every object's admission, concurrently; each result stays at its object's place.
 func (o *reviewOptions) admitAll(ctx context.Context, d *dispatch.Dispatcher, reviews []*reviewed) {
+	var done atomic.Int64
+	stop := showProgress(o.progress, len(reviews), &done)
+	defer stop()
 	sem := make(chan struct{}, maxConcurrentReviews)
 	var wg sync.WaitGroup
 	for _, r := range reviews {
 		if r.err != nil {
+			done.Add(1)
 			continue
 		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
-			defer func() { <-sem; wg.Done() }()
+			defer func() { <-sem; done.Add(1); wg.Done() }()
 			reviewCtx, cancel := context.WithTimeout(ctx, o.timeout)
 			defer cancel()
 			start := time.Now()
@@ -383,11 +448,49 @@ func (o *reviewOptions) admitAll(ctx context.Context, d *dispatch.Dispatcher, re
 	wg.Wait()
 }
 
+// progressDelay is how long a run goes before it shows progress: a short run prints none.
+const progressDelay = 2 * time.Second
+
+// showProgress rewrites one line on the terminal w with how many of total objects are done,
+// once the run has taken progressDelay; stop erases it. Without a terminal it does nothing.
+func showProgress(w io.Writer, total int, done *atomic.Int64) (stop func()) {
+	if w == nil {
+		return func() {}
+	}
+	quit, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		start := time.Now()
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		shown := false
+		for {
+			select {
+			case <-quit:
+				if shown {
+					fmt.Fprint(w, "\r\x1b[K")
+				}
+				return
+			case <-tick.C:
+				if time.Since(start) < progressDelay {
+					continue
+				}
+				shown = true
+				fmt.Fprintf(w, "\r\x1b[Kreviewing: %d of %d objects (%s)", done.Load(), total, time.Since(start).Round(time.Second))
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-finished
+	}
+}
+
 // report prints the reviews and returns the exit status: the worst of the objects' outcomes.
 // assumed says what the chain assumed of the cluster.
 func (o *reviewOptions) report(streams Streams, reviews []*reviewed, assumed []string) error {
 	text := textOptions{color: useColor(o.color, streams.Out), verbose: o.verbose}
-	if len(reviews) == 1 {
+	if len(reviews) == 1 && !o.list && !o.summary {
 		r := reviews[0]
 		if r.err != nil {
 			return badInput(r.err)
@@ -410,14 +513,19 @@ func (o *reviewOptions) report(streams Streams, reviews []*reviewed, assumed []s
 	}
 
 	var err error
-	if o.output == outputText {
-		if err = printReviewsText(streams.Out, reviews, text); err == nil {
-			printAssumed(streams.Out, assumed)
-		}
-	} else {
+	switch {
+	case o.output != outputText:
 		err = writeStructured(streams.Out, o.output, reviewList(reviews))
 		for _, a := range assumed {
 			fmt.Fprintf(streams.Err, "note: assumed %s\n", a)
+		}
+	case o.summary:
+		if err = printReviewsSummary(streams.Out, reviews, text); err == nil {
+			printAssumed(streams.Out, assumed)
+		}
+	default:
+		if err = printReviewsText(streams.Out, reviews, text); err == nil {
+			printAssumed(streams.Out, assumed)
 		}
 	}
 	if err != nil {
@@ -469,28 +577,59 @@ type reviewEntry struct {
 	*dispatch.Result
 }
 
-func reviewList(reviews []*reviewed) []reviewEntry {
-	out := make([]reviewEntry, len(reviews))
+// reviewListOutput is the JSON and YAML output of several objects, or of one with --list: a
+// List, as kubectl prints several objects, whose items are the reviews in input order.
+type reviewListOutput struct {
+	APIVersion string        `json:"apiVersion"`
+	Kind       string        `json:"kind"`
+	Items      []reviewEntry `json:"items"`
+}
+
+func reviewList(reviews []*reviewed) reviewListOutput {
+	out := reviewListOutput{APIVersion: "v1", Kind: "List", Items: make([]reviewEntry, len(reviews))}
 	for i, r := range reviews {
 		e := reviewEntry{Source: r.source, Result: r.result}
-		if r.request != nil {
-			e.Operation, e.Kind, e.Namespace, e.Name = r.request.Operation, r.request.Kind.Kind, r.request.Namespace, requestName(r.request)
+		switch {
+		case r.request != nil:
+			e.Operation, e.Kind, e.Namespace, e.Name = r.request.Operation, r.request.Kind.Kind, r.request.Namespace, reviewedName(r)
+		case r.object != nil:
+			// Not reviewed: still say which object it is.
+			e.Kind, e.Namespace, e.Name = r.object.GetKind(), r.object.GetNamespace(), r.object.GetName()
 		}
 		if r.err != nil {
 			e.Error = r.err.Error()
 		}
-		out[i] = e
+		out.Items[i] = e
 	}
 	return out
 }
 
-// requestName is the object's name as the output shows it: the generated name of a
-// generateName CREATE.
+// requestName is the object's name as the request names it: the name the registry generates
+// for a generateName CREATE.
 func requestName(req *dispatch.Request) string {
 	if req.Name == "" {
 		return req.GeneratedName
 	}
 	return req.Name
+}
+
+// reviewedName is the object's name after admission: a name a mutating webhook gave a
+// generateName CREATE, else the one the request names.
+func reviewedName(r *reviewed) string {
+	if r.result != nil && len(r.result.Object) > 0 {
+		var head struct {
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+		}
+		if json.Unmarshal(r.result.Object, &head) == nil && head.Metadata.Name != "" {
+			return head.Metadata.Name
+		}
+	}
+	if r.request == nil {
+		return ""
+	}
+	return requestName(r.request)
 }
 
 // loadCRDs reads the CustomResourceDefinitions of --crds, and those among the objects under
@@ -589,6 +728,9 @@ func (o *reviewOptions) resolveObject(in inputObject, mapper *resources.Mapper, 
 	case namespace == "":
 		namespace = o.namespace
 		obj.SetNamespace(namespace)
+	case o.namespaceGiven && namespace != o.namespace:
+		// kubectl's check, in kubectl's words: -n names where to write, not a filter.
+		return nil, fmt.Errorf("%s: the namespace from the provided object %q does not match the namespace %q. You must pass '--namespace=%s' to perform this operation.", source, namespace, o.namespace, namespace)
 	}
 	objectJSON, err := json.Marshal(obj.Object)
 	if err != nil {
@@ -682,12 +824,18 @@ func (o *reviewOptions) request(obj, old *resolvedObject, op admissionv1.Operati
 			return nil, fmt.Errorf("--subresource %q: %s has no such subresource", o.subresource, res.GVR.GroupResource())
 		}
 	}
+	dryRun, _ := parseDryRun(o.dryRun) // checked by checkValues
 	req := &dispatch.Request{
 		Kind: gvk, Resource: res.GVR, SubResource: o.subresource, Name: obj.object.GetName(), Namespace: obj.namespace,
-		Operation: op, DryRun: o.dryRun,
+		Operation: op, DryRun: dryRun,
 		UserInfo: authenticationv1.UserInfo{Username: o.user, Groups: o.groups},
 	}
-	if op == admissionv1.Create && req.Name == "" {
+	options, err := o.requestOptions(op, dryRun)
+	if err != nil {
+		return nil, err
+	}
+	req.Options = options
+	if op == admissionv1.Create && req.Name == "" && !res.Anonymous() {
 		if obj.object.GetGenerateName() == "" {
 			return nil, fmt.Errorf("%s: the object needs metadata.name or metadata.generateName", source)
 		}

@@ -75,25 +75,29 @@ func stateKinds() map[schema.GroupKind]bool {
 	}
 }
 
-// loadClusterState reads --cluster and --namespaces.
+// loadClusterState reads --cluster and --namespaces; every file of each counts.
 func (o *reviewOptions) loadClusterState() (*clusterState, error) {
 	state := &clusterState{}
-	paths := append([]string(nil), o.cluster...)
-	if o.namespaces != "" {
-		paths = append(paths, o.namespaces)
-	}
-	if len(paths) == 0 {
-		return state, nil
-	}
-	set, err := config.Load(config.Options{Recursive: o.recursive}, paths...)
-	if err != nil {
-		return nil, err
-	}
-	for _, obj := range set.Others {
-		if o.namespaces != "" && obj.Source.File == o.namespaces && obj.Object.GroupVersionKind() != (schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}) {
-			return nil, fmt.Errorf("%s: --namespaces takes Namespace objects, found %s", obj.Source, obj.Object.GetKind())
+	if len(o.namespaces) > 0 {
+		set, err := config.Load(config.Options{Recursive: o.recursive}, o.namespaces...)
+		if err != nil {
+			return nil, err
 		}
-		state.objects = append(state.objects, obj.Object)
+		for _, obj := range set.Others {
+			if obj.Object.GroupVersionKind() != (schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}) {
+				return nil, fmt.Errorf("%s: --namespaces takes Namespace objects, found %s", obj.Source, obj.Object.GetKind())
+			}
+			state.objects = append(state.objects, obj.Object)
+		}
+	}
+	if len(o.cluster) > 0 {
+		set, err := config.Load(config.Options{Recursive: o.recursive}, o.cluster...)
+		if err != nil {
+			return nil, err
+		}
+		for _, obj := range set.Others {
+			state.objects = append(state.objects, obj.Object)
+		}
 	}
 	return state, nil
 }
@@ -142,7 +146,10 @@ func (s *clusterState) withReviewed(reviews []*reviewed) []runtime.Object {
 		if r.err != nil || r.object == nil || !kinds[r.object.GroupVersionKind().GroupKind()] {
 			continue
 		}
-		if r.request.Operation == "CREATE" || r.request.Operation == "UPDATE" {
+		switch r.request.Operation {
+		case "CREATE", "UPDATE", "DELETE":
+			// Written, or being deleted: either way it exists, as given, for the others (and
+			// a Namespace being deleted has its own labels, not only its name label).
 			add(r.object.DeepCopy())
 		}
 	}

@@ -26,6 +26,14 @@ var updateGolden = flag.Bool("update", false, "rewrite the golden files")
 // file, for reviews against real webhooks.
 func serveQuickstart(t *testing.T) string {
 	t.Helper()
+	url, ca := startQuickstart(t)
+	return writeQuickstartConfig(t, url, ca)
+}
+
+// startQuickstart serves the quickstart's webhooks over TLS on loopback until the test ends, and
+// returns their base URL and the CA that signed the server's certificate.
+func startQuickstart(t *testing.T) (url string, caPEM []byte) {
+	t.Helper()
 	dir := t.TempDir()
 	ca, err := certs.NewCA("review-test", time.Hour)
 	if err != nil {
@@ -54,11 +62,22 @@ func serveQuickstart(t *testing.T) string {
 	done := make(chan error, 1)
 	go func() { done <- server.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
-	out, err := registry.ConfigurationsYAML(webhook.ConfigOptions{Name: "quickstart", ClientConfig: webhook.ClientConfig{URL: "https://" + server.Addr().String(), CABundle: ca.CertPEM()}})
+	return "https://" + server.Addr().String(), ca.CertPEM()
+}
+
+// writeQuickstartConfig writes the quickstart's configurations calling url, with caBundle (none
+// when nil), and returns the file.
+func writeQuickstartConfig(t *testing.T, url string, caBundle []byte) string {
+	t.Helper()
+	registry, err := quickstart.NewRegistry(webhook.HTTPOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	file := filepath.Join(dir, "webhooks.yaml")
+	out, err := registry.ConfigurationsYAML(webhook.ConfigOptions{Name: "quickstart", ClientConfig: webhook.ClientConfig{URL: url, CABundle: caBundle}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "webhooks.yaml")
 	if err := os.WriteFile(file, out, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -141,6 +160,10 @@ func TestReviewBadInput(t *testing.T) {
 		return p
 	}
 	pod := write("pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n")
+	if err := os.MkdirAll(filepath.Join(dir, "hooks", "nested"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	write(filepath.Join("hooks", "nested", "policies.yaml"), "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: b}\nspec: {policyName: p, validationActions: [Deny]}\n")
 	tests := []struct {
 		name string
 		args []string
@@ -194,6 +217,18 @@ webhooks:
   clientConfig: {service: {name: webhook, namespace: example-system}}
 `)}, `webhook "a.example.com" of ValidatingWebhookConfiguration "v" calls service example-system/webhook: give --resolve example-system/webhook=HOST:PORT`},
 		{"bad output", []string{"review", "-f", pod, "-o", "xml"}, `unknown output format "xml"`},
+		{"webhooks in subdirectories without -R", []string{"review", "-f", pod, "--webhooks", filepath.Join(dir, "hooks")}, "--webhooks " + filepath.Join(dir, "hooks") + ": no webhook configuration or admission policy (-R reads its subdirectories)"},
+		{"webhooks from a file of ordinary objects", []string{"review", "-f", pod, "--webhooks", pod}, "--webhooks " + pod + ": no webhook configuration or admission policy among its 1 object"},
+		{"webhooks from an empty directory", []string{"review", "-f", pod, "--webhooks", t.TempDir()}, ": no webhook configuration or admission policy\n"},
+		{"a client-side dry run", []string{"review", "-f", pod, "--dry-run=client"}, "--dry-run=client: a client-side dry run sends nothing to the apiserver"},
+		{"a dry run of another kind", []string{"review", "-f", pod, "--dry-run=maybe"}, `--dry-run "maybe": must be "none", "server" or "client"`},
+		{"a validation of another kind", []string{"review", "-f", pod, "--validate=loose"}, `--validate "loose": must be "strict" (or "true"), "warn" or "ignore" (or "false")`},
+		{"--as and --user", []string{"review", "-f", pod, "--as", "a", "--user", "b"}, "--as and --user are one flag: give one of them"},
+		{"--kubeconfig twice", []string{"review", "-f", pod, "--kubeconfig", "a", "--kubeconfig", "b"}, `given twice ("a", then "b"): it takes one value`},
+		{"--list without a structured output", []string{"review", "-f", pod, "--list"}, "--list prints a List of -o json or yaml"},
+		{"standard input twice", []string{"review", "-f", "-", "--webhooks", "-"}, `"-" (standard input) is given more than once`},
+		{"a private key as the CA", []string{"review", "-f", pod, "--ca-file", write("key.pem", "-----BEGIN EC PRIVATE KEY-----\nAAAA\n-----END EC PRIVATE KEY-----\n"), "--webhooks", filepath.Join("..", "..", "examples", "policies", "policies.yaml")},
+			"a private key must never be part of a CA bundle"},
 		{"bad resolve", []string{"review", "-f", pod, "--resolve", "nonsense"}, `--resolve "nonsense": want NAMESPACE/SERVICE=HOST:PORT`},
 	}
 	for _, tt := range tests {
@@ -289,13 +324,14 @@ func TestReviewManyObjects(t *testing.T) {
 			{Source: list + ":4", Operation: "CREATE", Kind: "ConfigMap", Namespace: "default", Name: "one", Allowed: &allowed},
 			{Source: list + ":7", Operation: "CREATE", Kind: "ConfigMap", Namespace: "other", Name: "two", Allowed: &allowed},
 		}},
-		{"-n names the namespace of objects without one", []string{"-n", "team", "-f", good, "-f", list}, "", ExitOK, []entry{
+		{"-n names the namespace of objects without one; another namespace is an error, as in kubectl", []string{"-n", "team", "-f", good, "-f", list}, "", ExitBadInput, []entry{
 			{Source: good + ":1", Operation: "CREATE", Kind: "ConfigMap", Namespace: "team", Name: "good", Allowed: &allowed},
 			{Source: list + ":4", Operation: "CREATE", Kind: "ConfigMap", Namespace: "team", Name: "one", Allowed: &allowed},
-			{Source: list + ":7", Operation: "CREATE", Kind: "ConfigMap", Namespace: "other", Name: "two", Allowed: &allowed},
+			{Source: list + ":7", Kind: "ConfigMap", Namespace: "other", Name: "two",
+				Error: list + `:7: the namespace from the provided object "other" does not match the namespace "team". You must pass '--namespace=other' to perform this operation.`},
 		}},
 		{"an object that cannot be reviewed does not stop the others", []string{"-f", unknown, "-f", rejected}, "", ExitBadInput, []entry{
-			{Source: unknown + ":1", Error: unknown + `:1: no resource for kind "Widget" in group "example.com" version "v1" (custom kinds need --crds)`},
+			{Source: unknown + ":1", Kind: "Widget", Name: "w", Error: unknown + `:1: no resource for kind "Widget" in group "example.com" version "v1" (custom kinds need --crds)`},
 			{Source: rejected + ":1", Operation: "CREATE", Kind: "ConfigMap", Namespace: "default", Name: "bad", Allowed: &denied},
 		}},
 		{"old objects pair by kind, namespace and name", []string{"-f", good, "-f", rejected, "--old", write("old/good.yaml", goodConfigMap)}, "", ExitRejected, []entry{
@@ -311,11 +347,15 @@ func TestReviewManyObjects(t *testing.T) {
 			if code != tt.wantCode {
 				t.Fatalf("exit code %d, want %d; stderr: %s", code, tt.wantCode, errOut.String())
 			}
-			var got []entry
-			if err := json.Unmarshal(out.Bytes(), &got); err != nil {
-				t.Fatalf("output is not a JSON list: %v\n%s", err, out.String())
+			var got struct {
+				APIVersion string  `json:"apiVersion"`
+				Kind       string  `json:"kind"`
+				Items      []entry `json:"items"`
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			if err := json.Unmarshal(out.Bytes(), &got); err != nil || got.Kind != "List" || got.APIVersion != "v1" {
+				t.Fatalf("output is not a v1 List (%v):\n%s", err, out.String())
+			}
+			if diff := cmp.Diff(tt.want, got.Items); diff != "" {
 				t.Errorf("reviews (-want +got):\n%s", diff)
 			}
 		})
@@ -395,11 +435,10 @@ spec: {}
 		}
 		var res map[string]any
 		if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-			var list []map[string]any
-			if err := json.Unmarshal(out.Bytes(), &list); err != nil {
-				t.Fatalf("%v: %s", err, out.String())
-			}
-			return list[len(list)-1]
+			t.Fatalf("%v: %s", err, out.String())
+		}
+		if items, ok := res["items"].([]any); ok && res["kind"] == "List" {
+			return items[len(items)-1].(map[string]any)
 		}
 		return res
 	}

@@ -65,7 +65,7 @@ func printReviewText(w io.Writer, req *dispatch.Request, res *dispatch.Result, o
 	fmt.Fprintln(w)
 
 	subject := fmt.Sprintf("%s %s", req.Operation, req.Kind.Kind)
-	if name := requestName(req); name != "" {
+	if name := reviewedName(&reviewed{request: req, result: res}); name != "" {
 		subject += " " + name
 	}
 	if req.DryRun {
@@ -265,7 +265,7 @@ func printReviewsText(w io.Writer, reviews []*reviewed, opts textOptions) error 
 		}
 		heading := r.source
 		if r.request != nil {
-			heading = fmt.Sprintf("%s %s %s (%s)", r.request.Operation, r.request.Kind.Kind, qualifiedName(r.request), r.source)
+			heading = fmt.Sprintf("%s %s %s (%s)", r.request.Operation, r.request.Kind.Kind, qualifiedName(r), r.source)
 		}
 		fmt.Fprintf(w, "=== %s\n", heading)
 		if r.err != nil {
@@ -291,10 +291,65 @@ func printReviewsText(w io.Writer, reviews []*reviewed, opts textOptions) error 
 }
 
 // qualifiedName is namespace/name, or the name of a cluster-scoped object.
-func qualifiedName(req *dispatch.Request) string {
-	name := requestName(req)
+func qualifiedName(r *reviewed) string {
+	req, name := r.request, reviewedName(r)
 	if req.Namespace != "" && !(req.Resource.Group == "" && req.Resource.Resource == "namespaces") {
 		return req.Namespace + "/" + name
 	}
 	return name
+}
+
+// printReviewsSummary prints one line per object — the decision, the object, and why it was
+// rejected or not reviewed — then the totals: what a large input needs to be read.
+func printReviewsSummary(w io.Writer, reviews []*reviewed, opts textOptions) error {
+	paint := func(code, s string) string {
+		if !opts.color {
+			return s
+		}
+		return code + s + ansiReset
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "DECISION\tOPERATION\tOBJECT\tSOURCE\tDETAIL")
+	admitted, rejected, failed, warned := 0, 0, 0, 0
+	for _, r := range reviews {
+		switch {
+		case r.err != nil:
+			failed++
+			object := ""
+			if r.object != nil {
+				object = r.object.GetKind() + " " + r.object.GetName()
+			}
+			fmt.Fprintf(tw, "%s\t\t%s\t%s\t%s\n", paint(ansiBold+ansiRed, "NOT REVIEWED"), object, r.source, oneLine(r.err.Error()))
+		case r.result.Allowed:
+			admitted++
+			detail := ""
+			if n := len(r.result.Warnings); n > 0 {
+				warned++
+				detail = plural(n, "warning", "warnings") + ": " + oneLine(r.result.Warnings[0])
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%s\n", paint(ansiGreen, "admitted"), r.request.Operation, r.request.Kind.Kind, qualifiedName(r), r.source, detail)
+		default:
+			rejected++
+			fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%d %s\n", paint(ansiBold+ansiRed, "REJECTED"), r.request.Operation, r.request.Kind.Kind, qualifiedName(r), r.source,
+				r.result.Status.Code, oneLine(r.result.Status.Message))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	summary := fmt.Sprintf("%d objects: %d admitted (%d with warnings), %d rejected", len(reviews), admitted, warned, rejected)
+	if failed > 0 {
+		summary += fmt.Sprintf(", %d not reviewed", failed)
+	}
+	_, err := fmt.Fprintf(w, "\n%s\n", summary)
+	return err
+}
+
+// oneLine keeps the first line of a message, for a table cell.
+func oneLine(s string) string {
+	first, _, cut := strings.Cut(s, "\n")
+	if cut {
+		return first + " …"
+	}
+	return first
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,6 +23,7 @@ import (
 	"github.com/admitkit/admit/builtin"
 	"github.com/admitkit/admit/certs"
 	"github.com/admitkit/admit/certs/rotator"
+	"github.com/admitkit/admit/internal/kubelog"
 	"github.com/admitkit/admit/webhook"
 )
 
@@ -94,8 +96,8 @@ Exit codes: 0 after a clean drain, 1 when the server failed or a drain had to cu
 	f := cmd.Flags()
 	f.StringVar(&o.addr, "addr", ":9443", "TLS listen address for the webhooks")
 	f.StringVar(&o.healthAddr, "health-addr", ":8080", `plain-HTTP address for /healthz, /readyz and /metrics ("" serves them on --addr)`)
-	f.StringVar(&o.certDir, "cert-dir", "/etc/admit/tls", "directory with tls.crt and tls.key (and ca.crt for --print-config)")
-	f.StringVar(&o.clientCA, "client-ca", "", "require client certificates signed by a CA in this PEM file")
+	onceStringVar(f, &o.certDir, "cert-dir", "/etc/admit/tls", "directory with tls.crt and tls.key (and ca.crt for --print-config)")
+	onceStringVar(f, &o.clientCA, "client-ca", "", "require client certificates signed by a CA in this PEM file")
 	f.StringVar(&o.tlsMin, "tls-min-version", "1.2", "minimum TLS version: 1.2 or 1.3")
 	f.BoolVar(&o.http2, "enable-http2", false, "offer HTTP/2 (off: kube-apiserver calls webhooks over HTTP/1.1)")
 	f.DurationVar(&o.grace, "grace-period", 30*time.Second, "how long requests in flight may take after the listener closes")
@@ -111,7 +113,7 @@ Exit codes: 0 after a clean drain, 1 when the server failed or a drain had to cu
 	f.StringVar(&o.namespace, "namespace", "", "with --print-config: the Service's namespace (exempted from the webhooks)")
 	f.Int32Var(&o.port, "port", 443, "with --print-config: the Service's port")
 	f.StringVar(&o.certSecret, "cert-secret", "", "manage the certificate in the cluster: keep a self-signed CA and the serving certificate in this Secret of --namespace, write them to --cert-dir and publish the CA in the caBundle of the configurations named --config-name (needs --service and --namespace)")
-	f.StringVar(&o.kubeconfig, "kubeconfig", "", "with --cert-secret: the kubeconfig to reach the cluster (default: the pod's service account)")
+	onceStringVar(f, &o.kubeconfig, "kubeconfig", "", "with --cert-secret: the kubeconfig to reach the cluster (default: the pod's service account)")
 	f.StringVar(&o.url, "url", "", "with --print-config: the server's base URL, for a server outside the cluster")
 	_ = cmd.RegisterFlagCompletionFunc("webhooks", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return builtinWebhooks, cobra.ShellCompDirectiveNoFileComp
@@ -170,6 +172,9 @@ func (o *serveOptions) run(ctx context.Context, streams Streams) error {
 	if err != nil {
 		return badInput(err)
 	}
+	// Kubernetes' client code (the certificate rotator's leader election and watches) reports
+	// its errors through klog: into the server's log.
+	kubelog.RouteTo(logger)
 	cfg, err := o.builtinConfig(os.LookupEnv)
 	if err != nil {
 		return badInput(err)
@@ -203,6 +208,14 @@ func (o *serveOptions) run(ctx context.Context, streams Streams) error {
 	if err != nil {
 		return badInput(err)
 	}
+	if err := checkListenAddr("--addr", o.addr); err != nil {
+		return badInput(err)
+	}
+	if o.healthAddr != "" {
+		if err := checkListenAddr("--health-addr", o.healthAddr); err != nil {
+			return badInput(err)
+		}
+	}
 	if o.certSecret != "" {
 		// The certificate files exist once the rotator has synced the Secret: the server
 		// starts after.
@@ -221,7 +234,9 @@ func (o *serveOptions) run(ctx context.Context, streams Streams) error {
 		return badInput(err)
 	}
 	if err := server.Listen(); err != nil {
-		return err
+		// The addresses are well-formed (checked above): a port in use or a privileged port is
+		// the machine's state, not a bad flag.
+		return &exitError{code: 1, err: err}
 	}
 	for _, w := range registry.Webhooks() {
 		logger.Info("serving webhook", "name", w.Name, "type", string(w.Type), "path", w.Path, "kind", w.Kind.Kind, "apiVersion", w.Kind.GroupVersion().String())
@@ -291,7 +306,7 @@ func (o *serveOptions) print(streams Streams, registry *webhook.Registry) error 
 	} else {
 		// Legitimate with cert-manager, whose cainjector fills the caBundle; otherwise the
 		// apiserver could not verify the server, and said nowhere.
-		fmt.Fprintf(streams.Err, "warning: no %s: the configurations have no caBundle; inject one (admit certs inject, or cert-manager's cainjector) before applying them\n", caFile)
+		fmt.Fprintf(streams.Err, "admit: warning: no %s: the configurations have no caBundle; inject one (admit certs inject, or cert-manager's cainjector) before applying them\n", caFile)
 	}
 	out, err := registry.ConfigurationsYAML(webhook.ConfigOptions{
 		Name:         o.configName,
@@ -302,6 +317,19 @@ func (o *serveOptions) print(streams Streams, registry *webhook.Registry) error 
 	}
 	_, err = streams.Out.Write(out)
 	return err
+}
+
+// checkListenAddr refuses an address net.Listen could never bind, so that what remains of a
+// failed Listen is the machine's state (exit 1), not the flag (exit 2).
+func checkListenAddr(flag, addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%s %q: want HOST:PORT or :PORT (%v)", flag, addr, err)
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return fmt.Errorf("%s %q: %q is not a TCP port", flag, addr, port)
+	}
+	return nil
 }
 
 func tlsVersion(s string) (uint16, error) {

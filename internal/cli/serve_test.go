@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"net"
 	"strings"
 	"testing"
 
@@ -131,6 +132,45 @@ func TestDisabledWebhooks(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.want, disabledWebhooks(cfg, tt.chosen), cmp.AllowUnexported(disabledWebhook{})); diff != "" {
 				t.Errorf("disabled webhooks (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// A port in use is the machine's state, not a bad flag: exit 1, as the help says; an address
+// that could never be bound stays bad input.
+func TestServeListenFailures(t *testing.T) {
+	t.Setenv("ADMIT_IMAGE_MIRRORS", "")
+	t.Setenv("ADMIT_REQUIRED_LABELS", "")
+	t.Setenv("ADMIT_REQUIRED_ANNOTATIONS", "")
+	t.Setenv("ADMIT_NAMESPACE_PROTECTION", "")
+	certDir := t.TempDir()
+	var out, errOut bytes.Buffer
+	if code := Run(context.Background(), []string{"certs", "create", "--ip", "127.0.0.1", "--out", certDir}, Streams{Out: &out, Err: &errOut}); code != ExitOK {
+		t.Fatalf("certs create: %s", errOut.String())
+	}
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	tests := []struct {
+		name string
+		addr string
+		code int
+		want string
+	}{
+		{name: "a port in use", addr: busy.Addr().String(), code: 1, want: "listening on " + busy.Addr().String() + ": listen tcp " + busy.Addr().String() + ": bind: address already in use"},
+		{name: "no port", addr: "127.0.0.1", code: ExitBadInput, want: `--addr "127.0.0.1": want HOST:PORT or :PORT`},
+		{name: "not a port", addr: "127.0.0.1:http-ish", code: ExitBadInput, want: `--addr "127.0.0.1:http-ish": "http-ish" is not a TCP port`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			args := []string{"serve", "--addr", tt.addr, "--health-addr", "", "--cert-dir", certDir}
+			code := Run(context.Background(), args, Streams{In: strings.NewReader(""), Out: &out, Err: &errOut})
+			if code != tt.code || !strings.Contains(errOut.String(), tt.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, errOut.String(), tt.code, tt.want)
 			}
 		})
 	}

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -66,7 +69,7 @@ case that cannot be built, a server that does not start).`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.output, "output", "o", outputText, "output format: text, json, yaml or junit")
-	f.StringVar(&o.junitFile, "junit", "", "also write the results as JUnit XML to this file")
+	onceStringVar(f, &o.junitFile, "junit", "", "also write the results as JUnit XML to this file")
 	f.BoolVar(&o.update, "update", false, "rewrite the expectations of every case from its result")
 	f.StringVar(&o.run, "run", "", "run only the cases whose name matches this regular expression")
 	f.DurationVar(&o.timeout, "timeout", 30*time.Second, "each case's deadline, as the apiserver's request timeout")
@@ -91,6 +94,9 @@ type suiteReport struct {
 	Error   string        `json:"error,omitempty"`
 	Cases   []*caseReport `json:"cases"`
 	Updated bool          `json:"updated,omitempty"`
+
+	// names are the names of every case of the file, selected by --run or not.
+	names []string
 }
 
 type caseReport struct {
@@ -102,9 +108,14 @@ type caseReport struct {
 	Updated         bool     `json:"updated,omitempty"`
 	DurationSeconds float64  `json:"durationSeconds"`
 	// What happened, for a reader of the report.
-	Allowed *bool          `json:"allowed,omitempty"`
-	Status  *metav1.Status `json:"status,omitempty"`
-	Called  []string       `json:"called,omitempty"`
+	Allowed          *bool             `json:"allowed,omitempty"`
+	Status           *metav1.Status    `json:"status,omitempty"`
+	Warnings         []string          `json:"warnings,omitempty"`
+	AuditAnnotations map[string]string `json:"auditAnnotations,omitempty"`
+	Called           []string          `json:"called,omitempty"`
+	// Webhooks are the webhooks and policies configured, each with its outcome: "skipped"
+	// ones were not called (they do not match the object), which called does not list.
+	Webhooks []testsuite.Row `json:"webhooks,omitempty"`
 
 	took time.Duration
 }
@@ -127,9 +138,11 @@ func (o *testOptions) runTests(ctx context.Context, streams Streams, args []stri
 		return badInput(err)
 	}
 	report := &testReport{}
+	selected := 0
 	for _, file := range files {
 		s := o.runSuite(ctx, streams, file, filter)
 		report.Suites = append(report.Suites, s)
+		selected += len(s.Cases)
 		if s.Error != "" {
 			report.Errors++
 		}
@@ -143,6 +156,10 @@ func (o *testOptions) runTests(ctx context.Context, streams Streams, args []stri
 				report.Failed++
 			}
 		}
+	}
+	if filter != nil && selected == 0 && report.Errors == 0 {
+		// "0 cases, 0 failed" would pass a CI job whose pattern has a typo.
+		return badInput(noCaseSelected(o.run, report))
 	}
 	if err := o.writeReport(streams.Out, report); err != nil {
 		return err
@@ -167,6 +184,20 @@ func (o *testOptions) runTests(ctx context.Context, streams Streams, args []stri
 		return &exitError{code: ExitRejected, err: errors.New("")}
 	}
 	return nil
+}
+
+// noCaseSelected says that --run selects nothing, and which cases there are.
+func noCaseSelected(pattern string, report *testReport) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "--run %q selects no case; the cases are:", pattern)
+	for _, s := range report.Suites {
+		quoted := make([]string, len(s.names))
+		for i, n := range s.names {
+			quoted[i] = strconv.Quote(n)
+		}
+		fmt.Fprintf(&b, "\n  %s: %s", s.File, strings.Join(quoted, ", "))
+	}
+	return errors.New(b.String())
 }
 
 // isTestFileName reports whether a file found in a directory is a test file.
@@ -218,7 +249,8 @@ func findTestFiles(args []string) ([]string, error) {
 func (o *testOptions) runSuite(ctx context.Context, streams Streams, file string, filter *regexp.Regexp) *suiteReport {
 	report := &suiteReport{Name: file, File: file}
 	fail := func(err error) *suiteReport {
-		report.Error = err.Error()
+		// The cases did not run: listed, they would count as failed without a reason.
+		report.Error, report.Cases = errorText(err), nil
 		return report
 	}
 	suite, err := testsuite.Load(file)
@@ -228,6 +260,7 @@ func (o *testOptions) runSuite(ctx context.Context, streams Streams, file string
 	report.Name = suite.Name
 	var cases []*testsuite.Case
 	for _, c := range suite.Cases {
+		report.names = append(report.names, c.Name)
 		if filter == nil || filter.MatchString(c.Name) {
 			cases = append(cases, c)
 		}
@@ -286,6 +319,7 @@ func (o *testOptions) runSuite(ctx context.Context, streams Streams, file string
 		onlyHooks: suite.WebhooksOnly, namespace: suite.Namespace, timeout: o.timeout,
 		user: "admit-test", groups: []string{"system:authenticated"},
 		fieldManager: chain.DefaultFieldManager, serviceCIDR: chain.DefaultServiceCIDR,
+		dryRun: "none", validate: "strict", allowPrivileged: true,
 	}
 	objects := make([][]inputObject, len(cases))
 	olds := make([][]inputObject, len(cases))
@@ -296,7 +330,7 @@ func (o *testOptions) runSuite(ctx context.Context, streams Streams, file string
 			olds[i], err = parseObjects(c.OldSource, c.Old)
 		}
 		if err != nil {
-			report.Cases[i].Error = err.Error()
+			report.Cases[i].Error = errorText(err)
 			continue
 		}
 		all = append(all, objects[i]...)
@@ -312,7 +346,10 @@ func (o *testOptions) runSuite(ctx context.Context, streams Streams, file string
 			continue
 		}
 		caseReview := *review
-		caseReview.operation, caseReview.subresource, caseReview.dryRun = c.Operation, c.SubResource, c.DryRun
+		caseReview.operation, caseReview.subresource = c.Operation, c.SubResource
+		if c.DryRun {
+			caseReview.dryRun = "server"
+		}
 		if c.User != "" {
 			caseReview.user = c.User
 		}
@@ -330,7 +367,7 @@ func (o *testOptions) runSuite(ctx context.Context, streams Streams, file string
 			err = built[0].err
 		}
 		if err != nil {
-			report.Cases[i].Error = err.Error()
+			report.Cases[i].Error = errorText(err)
 			continue
 		}
 		reviews[i] = built[0]
@@ -353,11 +390,12 @@ func (o *testOptions) runSuite(ctx context.Context, streams Streams, file string
 		}
 		cr.took, cr.DurationSeconds = r.took, r.took.Seconds()
 		if r.err != nil {
-			cr.Error = r.err.Error()
+			cr.Error = errorText(r.err)
 			continue
 		}
 		allowed := r.result.Allowed
-		cr.Allowed, cr.Called = &allowed, testsuite.Called(r.result)
+		cr.Allowed, cr.Called, cr.Webhooks = &allowed, testsuite.Called(r.result), testsuite.Rows(r.result)
+		cr.Warnings, cr.AuditAnnotations = r.result.Warnings, r.result.AuditAnnotations
 		if !allowed {
 			cr.Status = r.result.Status
 		}
@@ -365,7 +403,7 @@ func (o *testOptions) runSuite(ctx context.Context, streams Streams, file string
 		cr.Passed = len(cr.Failures) == 0
 		if o.update && !cr.Passed {
 			if err := c.Update(r.result); err != nil {
-				cr.Error = err.Error()
+				cr.Error = errorText(err)
 				continue
 			}
 			cr.Updated, report.Updated = true, true
@@ -384,17 +422,28 @@ func (o *testOptions) runSuite(ctx context.Context, streams Streams, file string
 	return report
 }
 
-// writeSuite rewrites a test file in place, keeping its mode.
+// writeSuite rewrites a test file in place, and the expectation files it names that --update
+// rewrote, keeping their modes.
 func writeSuite(suite *testsuite.Suite) error {
 	data, err := suite.Encode()
 	if err != nil {
 		return err
 	}
-	info, err := os.Stat(suite.Path)
+	files, err := suite.Files()
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(suite.Path, data, info.Mode().Perm())
+	files[suite.Path] = data
+	for _, path := range slices.Sorted(maps.Keys(files)) {
+		info, err := os.Stat(path)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, files[path], info.Mode().Perm()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // serviceDNSNames are the names calls to the resolved services verify (SERVICE.NAMESPACE.svc).

@@ -206,3 +206,118 @@ func TestAdmitTestExamples(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// --run that selects nothing is an error that lists the cases: "0 cases" would pass a CI job
+// whose pattern has a typo.
+func TestAdmitTestRunSelectingNothing(t *testing.T) {
+	file := writeTestFile(t, "admit-test.yaml", suiteOnBuiltinWebhooks)
+	code, out, errOut := runTestCommand(t, file, "--run", "kube-sytem")
+	want := "admit: --run \"kube-sytem\" selects no case; the cases are:\n  " + file + `: "images are mirrored with a warning each", "a Deployment in kube-system is left alone"` + "\n"
+	if code != ExitBadInput || out != "" || errOut != want {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant 2, nothing and:\n%s", code, out, errOut, want)
+	}
+}
+
+// What admit test adds to the checks of field paths: the warnings and every webhook's outcome
+// in -o json (skipped ones, not called, apart from called ones), partial documents and whole
+// objects as expectations, reused anchors, and --update keeping the comments it rewrites.
+const suiteOfDocuments = `apiVersion: admit.dev/v1alpha1
+kind: TestSuite
+name: documents
+cases:
+- name: a partial document
+  object: ../../../builtin/demo/deployment.yaml
+  expect: &mirrored
+    allowed: true  # both images mirrored
+    object:
+      spec:
+        template:
+          spec:
+            containers:
+            - image: mirror.local/hub/library/nginx:1.27
+            - image: mirror.local/quay/prometheus/node-exporter:v1.8.0
+- name: the same, through the anchor
+  object: ../../../builtin/demo/deployment.yaml
+  expect: *mirrored
+- name: a ConfigMap is not sent to the image mirrors
+  object: {apiVersion: v1, kind: ConfigMap, metadata: {name: c, labels: {team: a}}}
+  expect:
+    allowed: true
+    outcomes: {deployments.apps.image-mirrors.admit.dev: skipped}
+`
+
+func TestAdmitTestDocumentsAndOutcomes(t *testing.T) {
+	file := writeTestFile(t, "admit-test.yaml", suiteOfDocuments)
+	code, out, errOut := runTestCommand(t, file, "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	var report testReport
+	if err := json.Unmarshal([]byte(out), &report); err != nil {
+		t.Fatal(err)
+	}
+	cases := report.Suites[0].Cases
+	if len(cases) != 3 || len(cases[0].Warnings) != 2 || !strings.HasPrefix(cases[0].Warnings[0], `image "nginx:1.27" rewritten`) {
+		t.Fatalf("-o json lacks the warnings:\n%s", out)
+	}
+	var mirror []string
+	for _, c := range cases {
+		for _, w := range c.Webhooks {
+			if w.Name == "deployments.apps.image-mirrors.admit.dev" {
+				mirror = append(mirror, w.Outcome)
+			}
+		}
+	}
+	if diff := cmp.Diff([]string{"patched", "patched", "skipped"}, mirror); diff != "" {
+		t.Errorf("the image mirror's outcomes in -o json (-want +got):\n%s", diff)
+	}
+
+	// Wrong expectations: what differs, and why a webhook expected was not called.
+	wrong := strings.NewReplacer("nginx:1.27\n", "nginx:1.28\n", ": skipped}", ": patched}").Replace(suiteOfDocuments)
+	if err := os.WriteFile(file, []byte(wrong), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = runTestCommand(t, file)
+	for _, want := range []string{
+		`  FAIL  a partial document`,
+		`        object: spec.template.spec.containers[0].image is "mirror.local/hub/library/nginx:1.27", want "mirror.local/hub/library/nginx:1.28"`,
+		`  FAIL  the same, through the anchor`,
+		`        deployments.apps.image-mirrors.admit.dev: skipped, not called (`,
+	} {
+		if code != ExitRejected || !strings.Contains(out, want) {
+			t.Errorf("exit %d; the output lacks %q:\n%s", code, want, out)
+		}
+	}
+
+	// --update: the expectations pass again, the comment stays, the anchor too.
+	if code, out, _ := runTestCommand(t, file, "--update"); code != ExitOK {
+		t.Fatalf("--update: exit %d\n%s", code, out)
+	}
+	updated, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"  expect: &mirrored\n", "# both images mirrored\n", "- image: mirror.local/hub/library/nginx:1.27\n"} {
+		if !strings.Contains(string(updated), want) {
+			t.Errorf("--update lost %q:\n%s", want, updated)
+		}
+	}
+	if code, out, _ := runTestCommand(t, file); code != ExitOK {
+		t.Errorf("after --update: exit %d\n%s\n%s", code, out, updated)
+	}
+}
+
+// A file whose webhooks do not read could not run: its cases are not counted as failed, and the
+// YAML error names its line once.
+func TestAdmitTestUnreadableWebhooks(t *testing.T) {
+	file := writeTestFile(t, "admit-test.yaml", "apiVersion: admit.dev/v1alpha1\nkind: TestSuite\nwebhooks: [hooks.yaml]\ncases:\n- name: x\n  object: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}\n  expect: {allowed: true}\n")
+	hooks := filepath.Join(filepath.Dir(file), "hooks.yaml")
+	if err := os.WriteFile(hooks, []byte("apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runTestCommand(t, file)
+	if code != ExitBadInput || !strings.Contains(out, hooks+":3: yaml: did not find expected node content\n") || strings.Contains(out, "line 3") ||
+		strings.Contains(out, "FAIL") || !strings.HasSuffix(out, "0 cases in 1 file: 0 passed, 0 failed, 1 could not run\n") {
+		t.Errorf("exit %d, output:\n%s\nwant 2, the error at %s:3 and no case run", code, out, hooks)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"sync/atomic"
 
 	"github.com/go-logr/logr"
 	"k8s.io/klog/v2"
@@ -11,15 +12,68 @@ import (
 
 // Route sends klog's errors to w as slog text records, and drops the rest: klog hands a logger
 // its warnings as informational records, indistinguishable from the plugins' chatter. klog is
-// process-wide: call Route once, from main or TestMain, before Kubernetes' code runs.
+// process-wide: call Route once, from main or TestMain, before Kubernetes' code runs; RouteTo
+// changes the destination later.
 func Route(w io.Writer) {
-	klog.SetLogger(logr.FromSlogHandler(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	s := &switchable{target: &atomic.Pointer[target]{}}
+	s.target.Store(&target{levelAtLeast{slog.NewTextHandler(w, nil), slog.LevelWarn}})
+	// Contextual: klog.Background gives this logger back, so RouteTo can find its handler.
+	klog.SetLoggerWithOptions(logr.FromSlogHandler(s), klog.ContextualLogger(true))
 }
 
 // RouteTo sends klog's errors to logger, as records of its own: a server's log holds what
-// Kubernetes' client code reports (a lost leader election, a failed watch) among its own.
+// Kubernetes' client code reports (a lost leader election, a failed watch) among its own. After
+// Route, the destination changes atomically, safe while Kubernetes' code logs; without it, klog's
+// logger is replaced.
 func RouteTo(logger *slog.Logger) {
-	klog.SetLogger(logr.FromSlogHandler(levelAtLeast{logger.Handler(), slog.LevelWarn}))
+	t := &target{levelAtLeast{logger.Handler(), slog.LevelWarn}}
+	if s, ok := logr.ToSlogHandler(klog.Background()).(*switchable); ok {
+		s.target.Store(t)
+		return
+	}
+	s := &switchable{target: &atomic.Pointer[target]{}}
+	s.target.Store(t)
+	klog.SetLoggerWithOptions(logr.FromSlogHandler(s), klog.ContextualLogger(true))
+}
+
+// target is where a switchable handler sends records.
+type target struct{ handler slog.Handler }
+
+// switchable is a slog.Handler whose destination can change while it is in use: klog's logger
+// itself may not be replaced while other goroutines log.
+type switchable struct {
+	target *atomic.Pointer[target]
+	// scope is what WithAttrs and WithGroup added, applied to the destination of each record.
+	scope []func(slog.Handler) slog.Handler
+}
+
+func (s *switchable) current() slog.Handler {
+	h := s.target.Load().handler
+	for _, apply := range s.scope {
+		h = apply(h)
+	}
+	return h
+}
+
+func (s *switchable) Enabled(ctx context.Context, l slog.Level) bool {
+	return s.current().Enabled(ctx, l)
+}
+
+func (s *switchable) Handle(ctx context.Context, r slog.Record) error {
+	return s.current().Handle(ctx, r)
+}
+
+func (s *switchable) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return s.with(func(h slog.Handler) slog.Handler { return h.WithAttrs(attrs) })
+}
+
+func (s *switchable) WithGroup(name string) slog.Handler {
+	return s.with(func(h slog.Handler) slog.Handler { return h.WithGroup(name) })
+}
+
+func (s *switchable) with(apply func(slog.Handler) slog.Handler) slog.Handler {
+	scope := append(append([]func(slog.Handler) slog.Handler(nil), s.scope...), apply)
+	return &switchable{target: s.target, scope: scope}
 }
 
 // levelAtLeast passes on the records of h at or above level.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 
 	"k8s.io/klog/v2"
@@ -45,4 +46,54 @@ func TestRouteTo(t *testing.T) {
 			t.Errorf("the server's log lacks %s:\n%s", want, got)
 		}
 	}
+}
+
+// RouteTo after Route changes where klog's errors go while Kubernetes' code goes on logging
+// (run with -race): klog's logger is not replaced under it.
+func TestRouteToWhileLogging(t *testing.T) {
+	var first, second lockedWriter
+	Route(&first)
+	defer klog.ClearLogger()
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				klog.Info("chatter")
+				klog.ErrorS(nil, "background error")
+			}
+		}
+	}()
+	RouteTo(slog.New(slog.NewTextHandler(&second, nil)))
+	klog.ErrorS(nil, "after the switch", "component", "rotator")
+	close(stop)
+	<-done
+	if got := second.String(); !strings.Contains(got, `msg="after the switch" component=rotator`) {
+		t.Errorf("the new destination lacks the error:\n%s", got)
+	}
+	if strings.Contains(first.String(), "after the switch") {
+		t.Errorf("the first destination got an error logged after the switch")
+	}
+}
+
+// lockedWriter is a bytes.Buffer for concurrent writers.
+type lockedWriter struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (w *lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.Write(p)
+}
+
+func (w *lockedWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
 }

@@ -56,26 +56,38 @@ func Check(e Expect, res *dispatch.Result) []string {
 			failf("audit annotation %q is %q, want %q", k, got, e.AuditAnnotations[k])
 		}
 	}
+	rows := Rows(res)
 	if e.Has("called") {
 		if got := Called(res); !slices.Equal(got, e.Called) {
-			failf("called %s, want %s", quoteList(got), quoteList(e.Called))
+			failf("called %s, want %s%s", quoteList(got), quoteList(e.Called), whyNotCalled(e.Called, rows))
 		}
 	}
-	got := Outcomes(res)
 	for _, name := range sortedKeys(e.Outcomes) {
-		outcome, ok := got[name]
+		i := slices.IndexFunc(rows, func(r Row) bool { return r.Name == name })
 		switch {
-		case !ok:
-			failf("no webhook or policy %q in the result (it does not match the object, or is not configured)", name)
-		case outcome != e.Outcomes[name]:
-			failf("%s: %s, want %s", name, outcome, e.Outcomes[name])
+		case i < 0:
+			failf("no webhook or policy %q in the result: it is not configured, or admission stopped before it", name)
+		case rows[i].Outcome == string(dispatch.OutcomeSkipped) && e.Outcomes[name] != rows[i].Outcome:
+			failf("%s: skipped, not called (%s), want %s", name, rows[i].Reason, e.Outcomes[name])
+		case rows[i].Outcome != e.Outcomes[name]:
+			failf("%s: %s, want %s", name, rows[i].Outcome, e.Outcomes[name])
 		}
 	}
-	if len(e.Fields) > 0 {
+	if len(e.Fields) > 0 || e.Object != nil || e.WholeObject != nil {
 		var obj any
 		if len(res.Object) == 0 || json.Unmarshal(res.Object, &obj) != nil {
-			failf("no admitted object to read fields from")
+			failf("no admitted object to compare with (a DELETE or CONNECT has none)")
 			return failures
+		}
+		if e.Object != nil {
+			for _, d := range compare(e.Object, obj, false) {
+				failf("object: %s", d)
+			}
+		}
+		if e.WholeObject != nil {
+			for _, d := range compare(withoutVolatile(e.WholeObject), withoutVolatile(obj), true) {
+				failf("wholeObject: %s", d)
+			}
 		}
 		for _, path := range sortedKeys(e.Fields) {
 			want := normalize(e.Fields[path])
@@ -125,16 +137,64 @@ func Called(res *dispatch.Result) []string {
 // skipped it after an earlier one called it (a reinvocation that did not happen).
 func Outcomes(res *dispatch.Result) map[string]string {
 	out := map[string]string{}
+	for _, r := range Rows(res) {
+		out[r.Name] = r.Outcome
+	}
+	return out
+}
+
+// Row is what happened with one webhook or admission policy in an admission.
+type Row struct {
+	Name string `json:"name"`
+	// Type is mutating, validating, mutating-policy or validating-policy.
+	Type string `json:"type"`
+	// Binding is a policy's binding.
+	Binding string `json:"binding,omitempty"`
+	// Outcome is as in Outcomes: skipped means it was not called, for Reason (it does not
+	// match the object, a namespace or object selector, a match condition...).
+	Outcome string `json:"outcome"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// Rows lists each webhook and policy once, in the order of their first row, with the outcome
+// Outcomes gives it.
+func Rows(res *dispatch.Result) []Row {
+	var out []Row
 	for _, w := range res.Webhooks {
 		if !isCall(w) {
 			continue
 		}
-		if prev, ok := out[w.Name]; ok && w.Outcome == dispatch.OutcomeSkipped && prev != string(dispatch.OutcomeSkipped) {
-			continue
+		row := Row{Name: w.Name, Type: w.Type, Binding: w.Binding, Outcome: string(w.Outcome), Reason: w.Reason}
+		i := slices.IndexFunc(out, func(r Row) bool { return r.Name == w.Name })
+		switch {
+		case i < 0:
+			out = append(out, row)
+		case w.Outcome == dispatch.OutcomeSkipped && out[i].Outcome != string(dispatch.OutcomeSkipped):
+			// A reinvocation that did not happen: the call stands.
+		default:
+			out[i] = row
 		}
-		out[w.Name] = string(w.Outcome)
 	}
 	return out
+}
+
+// whyNotCalled says, for the expected calls that did not happen, that they were skipped and
+// why, or that no such webhook or policy is configured.
+func whyNotCalled(want []string, rows []Row) string {
+	var notes []string
+	for _, name := range want {
+		i := slices.IndexFunc(rows, func(r Row) bool { return r.Name == name })
+		switch {
+		case i < 0:
+			notes = append(notes, fmt.Sprintf("%q is not configured, or admission stopped before it", name))
+		case rows[i].Outcome == string(dispatch.OutcomeSkipped):
+			notes = append(notes, fmt.Sprintf("%q was skipped: %s", name, rows[i].Reason))
+		}
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(notes, "; ")
 }
 
 func statusLine(res *dispatch.Result) string {

@@ -65,7 +65,7 @@ func TestCheck(t *testing.T) {
 				`no audit annotation "missing", want "v"`,
 				`called ["m.example.com", "limit", "a.example.com"], want ["a.example.com"]`,
 				`a.example.com: denied, want allowed`,
-				`no webhook or policy "nope" in the result (it does not match the object, or is not configured)`,
+				`no webhook or policy "nope" in the result: it is not configured, or admission stopped before it`,
 			},
 		},
 		{

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -75,6 +76,8 @@ type Case struct {
 	node *yaml.Node
 	// updated is the expect mapping Update wrote, nil until then.
 	updated *yaml.Node
+	// files are the expectation files Update rewrote, with their content.
+	files map[string][]byte
 }
 
 // Expect is what a case checks; what is not set is not checked.
@@ -98,6 +101,15 @@ type Expect struct {
 	// Fields maps paths in the admitted object (spec.containers[0].image,
 	// metadata.labels["app.kubernetes.io/name"]) to their value; null means absent.
 	Fields map[string]any `yaml:"fields,omitempty" json:"fields,omitempty"`
+	// Object is a partial document the admitted object must match: each field it gives has
+	// the given value (null: absent), mappings key by key, lists item by item.
+	Object map[string]any `yaml:"-" json:"object,omitempty"`
+	// WholeObject is the whole admitted object, but for the fields the apiserver sets anew on
+	// every write (see VolatileFields).
+	WholeObject map[string]any `yaml:"-" json:"wholeObject,omitempty"`
+	// ObjectFile and WholeObjectFile are the files they were read from, "" when inline.
+	ObjectFile      string `yaml:"-" json:"-"`
+	WholeObjectFile string `yaml:"-" json:"-"`
 
 	// set records which keys the file gave, so that an empty list can mean "none".
 	set map[string]bool
@@ -119,7 +131,7 @@ func Load(path string) (*Suite, error) {
 func Parse(path string, data []byte) (*Suite, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s", yamlError(path, err))
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("%s: a test file is one YAML mapping (apiVersion: %s, kind: %s)", path, APIVersion, Kind)
@@ -143,15 +155,67 @@ func (p *parser) errorf(n *yaml.Node, format string, args ...any) {
 	p.errs = append(p.errs, fmt.Errorf("%s:%d: %s", p.path, n.Line, fmt.Sprintf(format, args...)))
 }
 
+// yamlLine finds the line in a YAML parser's message: "yaml: line 3: ...".
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+
+// yamlError places a YAML parser's error as the other messages are placed, "file:line: ...",
+// instead of "file: yaml: line N: ...".
+func yamlError(path string, err error) string {
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("%s:%s: yaml: %s", path, m[1], msg[len(m[0]):])
+	}
+	return fmt.Sprintf("%s: %s", path, msg)
+}
+
+// resolve follows an alias (*name) to the node its anchor (&name) marks, so that a reused
+// anchor reads as the node it stands for.
+func resolve(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+// pairs lists a mapping's keys and values, the entries of merge keys (<<: *anchor) after its
+// own, as YAML merges them: a key of the mapping wins over a merged one.
+func pairs(n *yaml.Node) [][2]*yaml.Node {
+	var own, merged [][2]*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Tag != "!!merge" {
+			own = append(own, [2]*yaml.Node{k, v})
+			continue
+		}
+		sources := []*yaml.Node{resolve(v)}
+		if sources[0] != nil && sources[0].Kind == yaml.SequenceNode {
+			sources = sources[0].Content
+		}
+		for _, src := range sources {
+			if src = resolve(src); src != nil && src.Kind == yaml.MappingNode {
+				merged = append(merged, pairs(src)...)
+			}
+		}
+	}
+	out := own
+	for _, m := range merged {
+		if !slices.ContainsFunc(out, func(o [2]*yaml.Node) bool { return o[0].Value == m[0].Value }) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // fields returns a mapping's values by key, reporting keys not in known.
 func (p *parser) fields(n *yaml.Node, what string, known ...string) map[string]*yaml.Node {
 	out := map[string]*yaml.Node{}
+	n = resolve(n)
 	if n.Kind != yaml.MappingNode {
 		p.errorf(n, "%s must be a mapping", what)
 		return out
 	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
+	for _, kv := range pairs(n) {
+		k, v := kv[0], resolve(kv[1])
 		if !slices.Contains(known, k.Value) {
 			p.errorf(k, "unknown field %q in %s (known: %s)", k.Value, what, strings.Join(known, ", "))
 			continue
@@ -165,6 +229,7 @@ func (p *parser) fields(n *yaml.Node, what string, known ...string) map[string]*
 }
 
 func (p *parser) str(n *yaml.Node, what string) string {
+	n = resolve(n)
 	if n == nil {
 		return ""
 	}
@@ -176,6 +241,7 @@ func (p *parser) str(n *yaml.Node, what string) string {
 }
 
 func (p *parser) strs(n *yaml.Node, what string) []string {
+	n = resolve(n)
 	if n == nil {
 		return nil
 	}
@@ -336,17 +402,17 @@ func (p *parser) testCase(n *yaml.Node) *Case {
 	return c
 }
 
-// object reads a case's object: a file holding one object, or the object inline.
-func (p *parser) object(n *yaml.Node, caseName, what string) (json.RawMessage, string) {
+// document reads a mapping given inline or as a file holding one document; file is the file,
+// "" for an inline one.
+func (p *parser) document(n *yaml.Node, caseName, what, one string) (doc map[string]any, file string, ok bool) {
 	var value any
-	source := fmt.Sprintf("%s:%d", p.path, n.Line)
 	switch n.Kind {
 	case yaml.ScalarNode:
-		file := p.resolve(n.Value)
+		file = p.resolve(n.Value)
 		data, err := os.ReadFile(file)
 		if err != nil {
 			p.errorf(n, "case %q: %s: %v", caseName, what, err)
-			return nil, ""
+			return nil, "", false
 		}
 		var docs []any
 		dec := yaml.NewDecoder(strings.NewReader(string(data)))
@@ -356,29 +422,45 @@ func (p *parser) object(n *yaml.Node, caseName, what string) (json.RawMessage, s
 				if errors.Is(err, io.EOF) {
 					break
 				}
-				p.errorf(n, "case %q: %s: %s: %v", caseName, what, file, err)
-				return nil, ""
+				p.errorf(n, "case %q: %s: %s", caseName, what, yamlError(file, err))
+				return nil, "", false
 			}
 			if doc != nil {
 				docs = append(docs, doc)
 			}
 		}
 		if len(docs) != 1 {
-			p.errorf(n, "case %q: %s: %s holds %d objects; a case admits one", caseName, what, file, len(docs))
-			return nil, ""
+			p.errorf(n, "case %q: %s: %s holds %d %s", caseName, what, file, len(docs), one)
+			return nil, "", false
 		}
-		value, source = docs[0], file
+		value = docs[0]
 	case yaml.MappingNode:
 		if err := n.Decode(&value); err != nil {
 			p.errorf(n, "case %q: %s: %v", caseName, what, err)
-			return nil, ""
+			return nil, "", false
 		}
 	default:
-		p.errorf(n, "case %q: %s must be a file name or an object", caseName, what)
+		p.errorf(n, "case %q: %s must be a file name or a mapping", caseName, what)
+		return nil, "", false
+	}
+	doc, ok = value.(map[string]any)
+	if !ok {
+		p.errorf(n, "case %q: %s must be a mapping", caseName, what)
+	}
+	return doc, file, ok
+}
+
+// object reads a case's object: a file holding one object, or the object inline.
+func (p *parser) object(n *yaml.Node, caseName, what string) (json.RawMessage, string) {
+	obj, file, ok := p.document(n, caseName, what, "objects; a case admits one")
+	if !ok {
 		return nil, ""
 	}
-	obj, ok := value.(map[string]any)
-	if !ok || obj["apiVersion"] == nil || obj["kind"] == nil {
+	source := fmt.Sprintf("%s:%d", p.path, n.Line)
+	if file != "" {
+		source = file
+	}
+	if obj["apiVersion"] == nil || obj["kind"] == nil {
 		p.errorf(n, "case %q: %s: not a Kubernetes object (apiVersion and kind are needed)", caseName, what)
 		return nil, ""
 	}
@@ -391,12 +473,22 @@ func (p *parser) object(n *yaml.Node, caseName, what string) (json.RawMessage, s
 }
 
 func (p *parser) expect(n *yaml.Node, caseName string) Expect {
-	keys := []string{"allowed", "code", "reason", "message", "messageRegexp", "warnings", "auditAnnotations", "called", "outcomes", "fields"}
+	keys := []string{"allowed", "code", "reason", "message", "messageRegexp", "warnings", "auditAnnotations", "called", "outcomes", "fields", "object", "wholeObject"}
 	f := p.fields(n, fmt.Sprintf("case %q: expect", caseName), keys...)
 	var e Expect
 	if err := n.Decode(&e); err != nil {
 		p.errorf(n, "case %q: expect: %v", caseName, err)
 		return e
+	}
+	if d := f["object"]; d != nil {
+		if doc, file, ok := p.document(d, caseName, "expect.object", "documents; it is one"); ok {
+			e.Object, e.ObjectFile = normalize(doc).(map[string]any), file
+		}
+	}
+	if d := f["wholeObject"]; d != nil {
+		if doc, file, ok := p.document(d, caseName, "expect.wholeObject", "documents; it is one"); ok {
+			e.WholeObject, e.WholeObjectFile = normalize(doc).(map[string]any), file
+		}
 	}
 	e.set = map[string]bool{}
 	for k := range f {

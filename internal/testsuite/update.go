@@ -3,6 +3,7 @@ package testsuite
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -63,9 +64,187 @@ func (c *Case) Update(res *dispatch.Result) error {
 		}
 		add("fields", fields)
 	}
-
+	c.files = nil
+	if old.Has("object") || old.Has("wholeObject") {
+		var got any
+		if len(res.Object) > 0 {
+			if err := yamlOrJSON(res.Object, &got); err != nil {
+				return fmt.Errorf("case %q: reading the admitted object: %w", c.Name, err)
+			}
+		}
+		if old.Has("object") {
+			node, err := c.documentNode("object", old.ObjectFile, project(old.Object, got))
+			if err != nil {
+				return err
+			}
+			add("object", node)
+		}
+		if old.Has("wholeObject") {
+			node, err := c.documentNode("wholeObject", old.WholeObjectFile, orderedObject(res.Object))
+			if err != nil {
+				return err
+			}
+			add("wholeObject", node)
+		}
+	}
+	keepComments(c.expectNode(), expect)
 	c.updated = expect
 	return nil
+}
+
+// documentNode is the value an object expectation is rewritten with: the document inline, or,
+// when the expectation names a file, that file's name and the file rewritten with value.
+func (c *Case) documentNode(key, file string, value any) (*yaml.Node, error) {
+	node, ok := value.(*yaml.Node)
+	if !ok {
+		node = &yaml.Node{}
+		if err := node.Encode(value); err != nil {
+			return nil, fmt.Errorf("case %q: expect.%s: %w", c.Name, key, err)
+		}
+	}
+	if file == "" {
+		return node, nil
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(node); err != nil {
+		return nil, fmt.Errorf("case %q: expect.%s: %w", c.Name, key, err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	if c.files == nil {
+		c.files = map[string][]byte{}
+	}
+	c.files[file] = buf.Bytes()
+	return c.expectValue(key, file), nil
+}
+
+// orderedObject is the admitted object as YAML in the order the apiserver writes it (apiVersion,
+// kind, metadata, spec...), without VolatileFields; null when there is none.
+func orderedObject(raw []byte) *yaml.Node {
+	var doc yaml.Node
+	if len(raw) == 0 || yaml.Unmarshal(raw, &doc) != nil || len(doc.Content) != 1 {
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}
+	}
+	obj := doc.Content[0]
+	plainStyle(obj)
+	if obj.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(obj.Content); i += 2 {
+			if meta := obj.Content[i+1]; obj.Content[i].Value == "metadata" && meta.Kind == yaml.MappingNode {
+				var kept []*yaml.Node
+				for j := 0; j+1 < len(meta.Content); j += 2 {
+					if !slices.Contains(VolatileFields(), meta.Content[j].Value) {
+						kept = append(kept, meta.Content[j], meta.Content[j+1])
+					}
+				}
+				meta.Content = kept
+			}
+		}
+	}
+	return obj
+}
+
+// plainStyle turns JSON's flow style and quoting into YAML's block style. A string is quoted
+// as the encoder quotes a Go string: also when YAML 1.1 readers (kubectl) would take it for
+// another type ("y", "on").
+func plainStyle(n *yaml.Node) {
+	n.Style = 0
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
+		var encoded yaml.Node
+		if err := encoded.Encode(n.Value); err == nil {
+			n.Style = encoded.Style
+		}
+	}
+	for _, c := range n.Content {
+		plainStyle(c)
+	}
+}
+
+// expectNode is the case's expect mapping as written (an alias followed to its anchor).
+func (c *Case) expectNode() *yaml.Node {
+	if k := c.expectKey(); k != nil {
+		for i := 0; i+1 < len(c.node.Content); i += 2 {
+			if c.node.Content[i] == k {
+				return resolve(c.node.Content[i+1])
+			}
+		}
+	}
+	return nil
+}
+
+// expectValue is the value of key in the case's expect mapping as written (a file name), or
+// fallback.
+func (c *Case) expectValue(key, fallback string) *yaml.Node {
+	if e := c.expectNode(); e != nil && e.Kind == yaml.MappingNode {
+		for _, kv := range pairs(e) {
+			if kv[0].Value == key {
+				return &yaml.Node{Kind: kv[1].Kind, Style: kv[1].Style, Tag: kv[1].Tag, Value: kv[1].Value}
+			}
+		}
+	}
+	return scalar(fallback, "!!str")
+}
+
+// keepComments carries the comments of the expectations as written over to their rewritten
+// form, key by key: a comment says why an expectation holds, and a golden-file update must not
+// drop it.
+func keepComments(old, updated *yaml.Node) {
+	if old == nil || updated == nil {
+		return
+	}
+	switch {
+	case old.Kind == yaml.MappingNode && updated.Kind == yaml.MappingNode:
+		for i := 0; i+1 < len(updated.Content); i += 2 {
+			k, v := updated.Content[i], updated.Content[i+1]
+			for _, kv := range pairs(old) {
+				if kv[0].Value != k.Value {
+					continue
+				}
+				// Foot comments are left out: the comment lines after the block stay in the
+				// file as they are (see blockEnd), and would be written twice.
+				ok, ov := kv[0], resolve(kv[1])
+				k.HeadComment, k.LineComment = ok.HeadComment, ok.LineComment
+				if ov.LineComment != "" {
+					if isBlock(v) && k.LineComment == "" {
+						// "called: [x] # why" becomes a block list: the comment goes to its key.
+						k.LineComment = ov.LineComment
+					} else if !isBlock(v) {
+						v.LineComment = ov.LineComment
+					}
+				}
+				keepComments(ov, v)
+				break
+			}
+		}
+	case old.Kind == yaml.SequenceNode && updated.Kind == yaml.SequenceNode:
+		for i := range min(len(old.Content), len(updated.Content)) {
+			o, u := resolve(old.Content[i]), updated.Content[i]
+			u.HeadComment, u.LineComment = o.HeadComment, o.LineComment
+			keepComments(o, u)
+		}
+	}
+}
+
+// isBlock says whether the encoder writes n over several lines.
+func isBlock(n *yaml.Node) bool {
+	return (n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode) && n.Style&yaml.FlowStyle == 0 && len(n.Content) > 0
+}
+
+// Files are the expectation files Update rewrote (expect.object or wholeObject given as a
+// file), with their new content. Two cases that name one file and disagree on it are an error.
+func (s *Suite) Files() (map[string][]byte, error) {
+	out := map[string][]byte{}
+	for _, c := range s.Cases {
+		for file, data := range c.files {
+			if prev, ok := out[file]; ok && !bytes.Equal(prev, data) {
+				return nil, fmt.Errorf("%s:%d: case %q: --update would write %s differently from another case that names it", s.Path, c.Line, c.Name, file)
+			}
+			out[file] = data
+		}
+	}
+	return out, nil
 }
 
 // updatedFields gives each path the case checked its value in the admitted object.
@@ -143,11 +322,35 @@ func (s *Suite) Encode() ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: case %q: %w", s.Path, c.Line, c.Name, err)
 		}
-		head := lines[start][:key.Column-1] + "expect:\n"
+		head := lines[start][:key.Column-1] + "expect:"
+		comment := key.LineComment
+		if value := c.expectValueNode(); value != nil {
+			if value.Anchor != "" {
+				// Other cases may alias this block: the anchor stays, on the new one.
+				head += " &" + value.Anchor
+			}
+			if comment == "" && value.Kind != yaml.AliasNode {
+				comment = value.LineComment // after a flow mapping: expect: {...} # why
+			}
+		}
+		if comment != "" {
+			head += " " + comment
+		}
+		head += "\n"
 		replaced := append([]string{head}, block...)
 		lines = append(lines[:start], append(replaced, lines[end:]...)...)
 	}
 	return []byte(strings.Join(lines, "")), nil
+}
+
+// expectValueNode is the value of the case's expect key as written: a mapping, or an alias.
+func (c *Case) expectValueNode() *yaml.Node {
+	for i := 0; i+1 < len(c.node.Content); i += 2 {
+		if c.node.Content[i].Value == "expect" {
+			return c.node.Content[i+1]
+		}
+	}
+	return nil
 }
 
 // expectKey is the key node of the case's expect.

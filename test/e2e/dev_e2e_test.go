@@ -140,7 +140,7 @@ func TestDevPointsTheClusterAtALocalServerAndCleansUp(t *testing.T) {
 			if len(ms.Items)+len(vs.Items) != 0 {
 				t.Fatalf("%d configurations left after admit dev exited; stderr:\n%s", len(ms.Items)+len(vs.Items), stderr.String())
 			}
-			if !strings.Contains(stderr.String(), "admit dev: deleted 2 webhook configurations") {
+			if !strings.Contains(stderr.String(), "admit: deleted 2 webhook configurations") {
 				t.Fatalf("stderr does not report the clean-up:\n%s", stderr.String())
 			}
 		})

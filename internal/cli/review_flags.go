@@ -1,0 +1,185 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/admitkit/admit/certs"
+	"github.com/admitkit/admit/dispatch/config"
+)
+
+// checkAliases refuses a flag given under both its names (--as and --user, ...).
+func (o *reviewOptions) checkAliases(cmd *cobra.Command) error {
+	for _, names := range [][]string{{"as", "user"}, {"as-group", "group"}, {"request-timeout", "timeout"}} {
+		if err := refuseBothNames(cmd.Flags(), names...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkValues checks the flags whose values are words.
+func (o *reviewOptions) checkValues() error {
+	if _, err := parseDryRun(o.dryRun); err != nil {
+		return err
+	}
+	if _, err := fieldValidationOf(o.validate); err != nil {
+		return err
+	}
+	if o.list && o.output == outputText {
+		return errors.New("--list prints a List of -o json or yaml; give -o json or -o yaml")
+	}
+	if o.summary && o.output != outputText {
+		return errors.New("--summary is a text output; -o json and yaml print every result")
+	}
+	stdin := 0
+	for _, paths := range [][]string{o.files, o.webhooks, o.old, o.cluster, o.namespaces, o.crds} {
+		for _, p := range paths {
+			if p == "-" {
+				stdin++
+			}
+		}
+	}
+	if stdin > 1 {
+		return errors.New(`"-" (standard input) is given more than once: one input can read it`)
+	}
+	return nil
+}
+
+// parseDryRun reads --dry-run as kubectl does: "none", "server" or "client"; true and false,
+// the flag's values when it was a boolean, mean server and none.
+func parseDryRun(value string) (bool, error) {
+	switch value {
+	case "none", "false":
+		return false, nil
+	case "server", "true":
+		return true, nil
+	case "client":
+		return false, errors.New("--dry-run=client: a client-side dry run sends nothing to the apiserver, so no admission runs; --dry-run=server reviews a dry-run request")
+	}
+	return false, fmt.Errorf(`--dry-run %q: must be "none", "server" or "client"`, value)
+}
+
+// fieldValidationOf is the fieldValidation kubectl sends for its --validate value.
+func fieldValidationOf(value string) (string, error) {
+	switch strings.ToLower(value) {
+	case "strict", "true":
+		return metav1.FieldValidationStrict, nil
+	case "warn":
+		return metav1.FieldValidationWarn, nil
+	case "ignore", "false":
+		return metav1.FieldValidationIgnore, nil
+	}
+	return "", fmt.Errorf(`--validate %q: must be "strict" (or "true"), "warn" or "ignore" (or "false")`, value)
+}
+
+// requestOptions are the options a kubectl write sends with its body, which webhooks receive
+// as the request's options: dry run, the field manager and field validation for CREATE and
+// UPDATE; dry run and kubectl delete's background propagation for DELETE.
+func (o *reviewOptions) requestOptions(op admissionv1.Operation, dryRun bool) (json.RawMessage, error) {
+	var dryRunAll []string
+	if dryRun {
+		dryRunAll = []string{metav1.DryRunAll}
+	}
+	validation, err := fieldValidationOf(o.validate)
+	if err != nil {
+		return nil, err
+	}
+	meta := func(kind string) metav1.TypeMeta { return metav1.TypeMeta{Kind: kind, APIVersion: "meta.k8s.io/v1"} }
+	var options any
+	switch op {
+	case admissionv1.Create:
+		options = metav1.CreateOptions{TypeMeta: meta("CreateOptions"), DryRun: dryRunAll, FieldManager: o.fieldManager, FieldValidation: validation}
+	case admissionv1.Update:
+		options = metav1.UpdateOptions{TypeMeta: meta("UpdateOptions"), DryRun: dryRunAll, FieldManager: o.fieldManager, FieldValidation: validation}
+	case admissionv1.Delete:
+		background := metav1.DeletePropagationBackground
+		options = metav1.DeleteOptions{TypeMeta: meta("DeleteOptions"), DryRun: dryRunAll, PropagationPolicy: &background}
+	default:
+		return nil, nil
+	}
+	return json.Marshal(options)
+}
+
+// readCABundle reads --ca-file: CA certificates, and nothing else (never a private key).
+func readCABundle(path string) ([]byte, error) {
+	bundle, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--ca-file: %w", err)
+	}
+	if _, err := certs.ParseCertificatesPEM(bundle); err != nil {
+		return nil, fmt.Errorf("--ca-file %s: %w", path, err)
+	}
+	return bundle, nil
+}
+
+// loadWebhooks reads every --webhooks input, "-" from stdin. Each input must contribute a
+// webhook configuration or an admission policy: one that yields none (configurations in
+// subdirectories without -R, an empty folder, a file of ordinary objects) would review with
+// nothing and admit everything.
+func (o *reviewOptions) loadWebhooks(stdin io.Reader) (*config.Set, error) {
+	set := &config.Set{}
+	var errs []error
+	for _, path := range o.webhooks {
+		var loaded *config.Set
+		var err error
+		if path == "-" {
+			var data []byte
+			if data, err = io.ReadAll(stdin); err == nil {
+				loaded, err = config.Parse(stdinName, data)
+			}
+		} else {
+			loaded, err = config.Load(config.Options{Recursive: o.recursive}, path)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("--webhooks %s: %w", inputName(path), err))
+			continue
+		}
+		policies := 0
+		for _, obj := range loaded.Others {
+			if isPolicy(obj.Object) {
+				policies++
+			}
+		}
+		if len(loaded.Mutating)+len(loaded.Validating)+policies == 0 {
+			errs = append(errs, fmt.Errorf("--webhooks %s: %s", inputName(path), nothingToReviewWith(path, len(loaded.Others), o.recursive)))
+			continue
+		}
+		set.Append(loaded)
+	}
+	return set, errors.Join(errs...)
+}
+
+// nothingToReviewWith says why an input gave no configuration or policy, and what to do.
+func nothingToReviewWith(path string, others int, recursive bool) string {
+	msg := "no webhook configuration or admission policy"
+	if others > 0 {
+		msg += fmt.Sprintf(" among its %s", plural(others, "object", "objects"))
+	}
+	if info, err := os.Stat(path); err == nil && info.IsDir() && !recursive {
+		if entries, err := os.ReadDir(path); err == nil {
+			for _, e := range entries {
+				if e.IsDir() {
+					return msg + " (-R reads its subdirectories)"
+				}
+			}
+		}
+	}
+	return msg
+}
+
+// inputName is how an input path is named in messages.
+func inputName(path string) string {
+	if path == "-" {
+		return stdinName
+	}
+	return path
+}
