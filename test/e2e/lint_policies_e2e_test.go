@@ -20,8 +20,8 @@ import (
 )
 
 // TestLintReadsPoliciesFromTheCluster stores admission policies in the real kube-apiserver —
-// one whose expression does not fit the pods it matches, one whose binding names parameters
-// that are not there — and lints the cluster through its kubeconfig: the policies, their
+// one whose expression does not fit the pods it matches and that nothing binds, one whose
+// binding names parameters that are not there — and lints the cluster through its kubeconfig: the policies, their
 // bindings and their parameters are read, validated and checked as files would be.
 func TestLintReadsPoliciesFromTheCluster(t *testing.T) {
 	ctx := context.Background()
@@ -92,6 +92,8 @@ func TestLintReadsPoliciesFromTheCluster(t *testing.T) {
 	}
 	want := []view{
 		{"F05", "ValidatingAdmissionPolicy", typeErrors.Name, "spec.validations[1].expression"},
+		// Nothing binds the first policy: it never runs.
+		{"F07", "ValidatingAdmissionPolicy", typeErrors.Name, "metadata.name"},
 		{"F02", "ValidatingAdmissionPolicyBinding", binding.Name, "spec.paramRef"},
 	}
 	if diff := gocmp.Diff(want, got); diff != "" {
