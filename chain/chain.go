@@ -102,7 +102,7 @@ func New(ctx context.Context, cfg Config) (*Chain, error) {
 		cfg.FieldManager = DefaultFieldManager
 	}
 	strategies := registryStrategies()
-	c := newCodec(custom, strategies, cfg.FieldManager)
+	c := newCodec(custom, NewScales(cfg.CRDs), strategies, cfg.FieldManager)
 	policies, builtin, customObjects, err := splitObjects(cfg.Objects, custom)
 	if err != nil {
 		return nil, err

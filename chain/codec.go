@@ -39,6 +39,8 @@ type codec struct {
 	// decodes a patched object.
 	plain  *runtimejson.Serializer
 	custom *customResources
+	// scales read the scale subresource of the resources that have one.
+	scales *Scales
 	// fields record managedFields, with the strategies' reset fields and defaultManager as the
 	// writer when the request names none.
 	fields         *fieldManagers
@@ -51,10 +53,10 @@ type codec struct {
 	internals *internalCache
 }
 
-func newCodec(custom *customResources, strategies map[resourceKey]strategy, defaultManager string) *codec {
+func newCodec(custom *customResources, scales *Scales, strategies map[resourceKey]strategy, defaultManager string) *codec {
 	scheme, codecs := kubeScheme()
 	return &codec{
-		scheme: scheme, codecs: codecs, custom: custom,
+		scheme: scheme, codecs: codecs, custom: custom, scales: scales,
 		fields: newFieldManagers(scheme), strategies: strategies, defaultManager: defaultManager,
 		plain:     runtimejson.NewSerializerWithOptions(runtimejson.DefaultMetaFactory, scheme, scheme, runtimejson.SerializerOptions{}),
 		internals: newInternalCache(1024),
@@ -66,6 +68,19 @@ func (c *codec) builtin(kind schema.GroupVersionKind) bool { return c.scheme.Rec
 
 // Decode implements dispatch.Codec.
 func (c *codec) Decode(ctx context.Context, req *dispatch.Request) (*dispatch.Decoded, error) {
+	if req.SubResource == "scale" && len(req.Parent) > 0 && c.scales.Has(req.Resource.GroupResource()) {
+		// The scale handler reads the old Scale from the stored parent, defaulted.
+		stored, err := c.storedParent(req)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		old, err := c.scales.Read(req.Resource.GroupResource(), stored)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		scaled := *req
+		scaled.OldObject, req = old, &scaled
+	}
 	if !c.builtin(req.Kind) {
 		if c.custom.knows(req.Kind) {
 			return c.decodeCustom(req)
@@ -409,6 +424,10 @@ func (c *codec) Patched(kind schema.GroupVersionKind, before, patched json.RawMe
 // with defaults, as the storage returns it to the handler (defaults that depend on fields the
 // registry set, such as a Job's labels from its template, appear only then).
 func (c *codec) Stored(_ context.Context, req *dispatch.Request, object json.RawMessage) (json.RawMessage, error) {
+	if req.SubResource == "scale" {
+		// The scale handler answers with the stored parent's Scale: what the preparation made.
+		return object, nil
+	}
 	if !c.builtin(req.Kind) {
 		if c.custom.knows(req.Kind) {
 			return c.custom.stored(req.Kind, object)

@@ -76,6 +76,7 @@ func newPolicyPlugins(ctx context.Context, mutating bool, policies, state []runt
 		binding runtime.Object
 		name    [2]string
 		missing bool
+		unbound bool
 	}
 	byName := map[string]runtime.Object{}
 	var pairs []pair
@@ -105,6 +106,16 @@ func newPolicyPlugins(ctx context.Context, mutating bool, policies, state []runt
 			}
 		}
 	}
+	// A policy no binding names never runs: it still gets a row, which says so.
+	named := map[string]bool{}
+	for _, p := range pairs {
+		named[p.name[0]] = true
+	}
+	for name := range byName {
+		if !named[name] {
+			pairs = append(pairs, pair{name: [2]string{name, ""}, unbound: true})
+		}
+	}
 	sort.Slice(pairs, func(i, j int) bool {
 		if pairs[i].name[0] != pairs[j].name[0] {
 			return pairs[i].name[0] < pairs[j].name[0]
@@ -118,7 +129,11 @@ func newPolicyPlugins(ctx context.Context, mutating bool, policies, state []runt
 		b := &policyBinding{policy: p.name[0], binding: p.name[1]}
 		out.bindings = append(out.bindings, b)
 		if p.missing {
-			b.inert = fmt.Sprintf("its policy %q does not exist", p.name[0])
+			b.inert = fmt.Sprintf("its policy %q does not exist: kube-apiserver ignores the binding", p.name[0])
+			continue
+		}
+		if p.unbound {
+			b.inert = "no binding names the policy: kube-apiserver evaluates a policy only through its bindings, so it never runs"
 			continue
 		}
 		objects := append(append([]runtime.Object{}, state...), p.policy, p.binding)
@@ -289,7 +304,7 @@ func (p *policyPlugins) run(ctx context.Context, at *dispatch.Attributes) error 
 			continue // the plugin does not run it again: no row
 		}
 		if b.inert != "" {
-			at.Record(p.row(b, dispatch.OutcomeSkipped, b.inert, 0))
+			at.Record(p.row(b, dispatch.OutcomeInert, b.inert, 0))
 			continue
 		}
 		record := &annotatedAttributes{Attributes: admission.NewAttributesRecord(obj, old, req.Kind, req.Namespace, at.Name(), req.Resource, req.SubResource,

@@ -231,3 +231,35 @@ spec: {size: 20}
 		})
 	}
 }
+
+// A policy no binding names and a binding whose policy does not exist do nothing, as in
+// kube-apiserver; each still has a row saying why.
+func TestInertPoliciesHaveRows(t *testing.T) {
+	unbound := policyOn("", "v1", "configmaps", "false")
+	unbound.Name = "unbound"
+	orphan := bindingOf("absent")
+	c := newChain(t, Config{Objects: []runtime.Object{unbound, orphan}})
+	d := newDispatcher(t, c, dispatch.Options{})
+	res, err := d.Admit(context.Background(), request(t, schema.GroupVersionResource{Version: "v1", Resource: "configmaps"},
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: default}\n", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Allowed {
+		t.Fatalf("rejected: %+v", res.Status)
+	}
+	type row struct{ Name, Binding, Reason string }
+	var got []row
+	for _, r := range res.Webhooks {
+		if r.Outcome == dispatch.OutcomeInert {
+			got = append(got, row{r.Name, r.Binding, r.Reason})
+		}
+	}
+	want := []row{
+		{"absent", "absent-binding", `its policy "absent" does not exist: kube-apiserver ignores the binding`},
+		{"unbound", "", "no binding names the policy: kube-apiserver evaluates a policy only through its bindings, so it never runs"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("inert rows (-want +got):\n%s", diff)
+	}
+}

@@ -114,6 +114,9 @@ func changedPaths(before, after []byte) []string {
 func (p *preparer) prepare(ctx context.Context, at *dispatch.Attributes) error {
 	req := at.Request
 	key := resourceKey{req.Resource.Group, req.Resource.Resource, req.SubResource}
+	if req.SubResource == "scale" && p.codec.scales.Has(req.Resource.GroupResource()) {
+		return p.prepareScale(ctx, at)
+	}
 	if p.custom.knows(req.Kind) {
 		return p.custom.prepare(ctx, at, p.clock)
 	}

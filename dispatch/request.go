@@ -35,6 +35,9 @@ type Request struct {
 	// type, as kube-apiserver ensures before admission (admit review checks it): a patched
 	// object is checked only where the patch wrote.
 	Object, OldObject json.RawMessage
+	// Parent is the stored object a subresource's request acts on, where the subresource's
+	// handler reads it: for scale, the Deployment (or other workload) whose Scale is Object.
+	Parent json.RawMessage
 	// Options is the CreateOptions/UpdateOptions/DeleteOptions as JSON (nil on CONNECT); when nil
 	// on another operation, an empty options object of the right kind is sent.
 	Options json.RawMessage

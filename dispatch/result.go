@@ -19,6 +19,10 @@ const (
 	OutcomeError      Outcome = "error"       // the call or its answer failed the request
 	OutcomeFailedOpen Outcome = "failed-open" // the call failed and failurePolicy Ignore admitted
 	OutcomeSkipped    Outcome = "skipped"     // not called; Reason says why
+	// OutcomeInert is an admission policy or binding that can never apply — a policy no binding
+	// names, a binding whose policy does not exist — as kube-apiserver silently lets it be;
+	// Reason says which.
+	OutcomeInert Outcome = "inert"
 )
 
 // WebhookResult is what happened with one webhook in one round.

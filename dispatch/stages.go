@@ -114,6 +114,10 @@ func (at *Attributes) SetObject(obj json.RawMessage) {
 // OldObject is the existing object of an UPDATE or DELETE.
 func (at *Attributes) OldObject() json.RawMessage { return at.a.oldObject }
 
+// SetOldObject replaces the old object, for a preparation that shows validating admission
+// another view of it than mutating admission saw (the scale handler's Scales).
+func (at *Attributes) SetOldObject(obj json.RawMessage) { at.a.oldObject = obj }
+
 // IsReinvoke reports whether this is the mutating phase's second round.
 func (at *Attributes) IsReinvoke() bool { return at.round > 0 }
 

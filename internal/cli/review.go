@@ -91,6 +91,9 @@ Objects come from files, directories (-R for subdirectories), multi-document YAM
 ("-"); each object is its own admission. With --old, an object whose kind, namespace and name match
 an old object is reviewed as an UPDATE of it.
 
+Subresources take what their handlers take:
+` + describeSubresourceInput() + `
+
 Without --webhooks, admit's built-in example webhooks are served in-process on loopback with a
 throwaway CA and used instead.
 
@@ -129,7 +132,7 @@ Exit codes: 0 every object admitted, 1 an object rejected, 2 bad input.`,
 	f.StringArrayVar(&o.crds, "crds", nil, "CustomResourceDefinitions of custom kinds (repeatable)")
 	f.StringArrayVar(&o.old, "old", nil, "the existing objects, for UPDATEs: files or directories (repeatable)")
 	f.StringVar(&o.operation, "operation", "", "CREATE, UPDATE, DELETE or CONNECT (default CREATE, or UPDATE for objects with an --old counterpart)")
-	f.StringVar(&o.subresource, "subresource", "", "subresource of the request, e.g. status")
+	f.StringVar(&o.subresource, "subresource", "", "subresource of the request: status, scale, eviction, binding, ephemeralcontainers, resize, ... (see the inputs each takes above)")
 	f.StringVar(&o.dryRun, "dry-run", "none", `"server" reviews a dry-run request (webhooks see dryRun: true, those with side effects are refused), "none" a write; "client" sends nothing, as kubectl`)
 	f.Lookup("dry-run").NoOptDefVal = "server"
 	f.StringVar(&o.user, "as", "admit-review", "username of the requesting user")
@@ -219,7 +222,7 @@ func (o *reviewOptions) run(ctx context.Context, streams Streams) error {
 	if err != nil {
 		return err
 	}
-	reviews, err := o.requests(objects, olds, env.mapper)
+	reviews, err := o.requests(objects, olds, env)
 	if err != nil {
 		return badInput(err)
 	}
@@ -245,6 +248,8 @@ type reviewEnv struct {
 	live   *liveCluster
 	crds   []*apiextensionsv1.CustomResourceDefinition
 	mapper *resources.Mapper
+	// scales read the scale subresource of the resources that have one.
+	scales *chain.Scales
 }
 
 // loadEnv reads the cluster state (files and --kubeconfig) and the CRDs, those among objects
@@ -269,7 +274,7 @@ func (o *reviewOptions) loadEnv(ctx context.Context, objects []inputObject) (*re
 	if err != nil {
 		return nil, badInput(err)
 	}
-	return &reviewEnv{state: state, live: live, crds: crds, mapper: m}, nil
+	return &reviewEnv{state: state, live: live, crds: crds, mapper: m, scales: chain.NewScales(crds)}, nil
 }
 
 // reviewEngine runs admissions: a dispatcher with the webhooks and policies, around the chain
@@ -750,7 +755,8 @@ func (r *resolvedObject) key() objectKey {
 // requests builds the admission the apiserver would run for each object, pairing UPDATEs with
 // their old objects. A problem with one object is kept with it (the others are still reviewed);
 // problems with the flags or the old objects are returned.
-func (o *reviewOptions) requests(objects, olds []inputObject, mapper *resources.Mapper) ([]*reviewed, error) {
+func (o *reviewOptions) requests(objects, olds []inputObject, env *reviewEnv) ([]*reviewed, error) {
+	mapper := env.mapper
 	op := admissionv1.Operation(strings.ToUpper(o.operation))
 	switch op {
 	case "", admissionv1.Create, admissionv1.Update, admissionv1.Delete, admissionv1.Connect:
@@ -788,6 +794,14 @@ func (o *reviewOptions) requests(objects, olds []inputObject, mapper *resources.
 	for i, in := range objects {
 		r := &reviewed{source: in.source.String(), object: in.object}
 		reviews[i] = r
+		if body, parent, ok := o.subresourceBody(in, mapper, oldByKey); ok {
+			// The subresource's own kind (a Scale, an Eviction, a Binding), on its parent.
+			if parent != nil {
+				used[parent.key()] = true
+			}
+			r.request, r.err = o.subresourceRequest(body, parent, op, env.scales)
+			continue
+		}
 		obj, err := o.resolveObject(in, mapper, types)
 		if err != nil {
 			r.err = err
@@ -798,6 +812,11 @@ func (o *reviewOptions) requests(objects, olds []inputObject, mapper *resources.
 			used[obj.key()] = true
 		}
 		r.request, r.err = o.request(obj, old, op)
+		if r.err == nil && o.subresource == "scale" {
+			// The changed parent stands for the Scale a client sends: its replicas on the
+			// stored parent's Scale.
+			r.request, r.err = scaleFromParent(r.request, obj, old, env.scales)
+		}
 	}
 	for _, k := range oldOrder {
 		if !used[k] {

@@ -227,3 +227,44 @@ plugins:
 		t.Errorf("--allow-privileged=false in a process that allows: exit %d, stderr %q", got.code, got.errOut)
 	}
 }
+
+// Subresources take what their handlers take: a Scale (or the changed Deployment) on the
+// Deployment given with --old, an Eviction or a Binding on its pod.
+func TestReviewSubresources(t *testing.T) {
+	hooks := serveQuickstart(t)
+	deployment := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, labels: {app: web}}\nspec:\n  replicas: REPLICAS\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: app, image: nginx:1.27}]}\n"
+	files := writeFiles(t, map[string]string{
+		"stored.yaml":   strings.Replace(deployment, "REPLICAS", "2", 1),
+		"changed.yaml":  strings.Replace(deployment, "REPLICAS", "5", 1),
+		"scale.yaml":    "apiVersion: autoscaling/v1\nkind: Scale\nmetadata: {name: web}\nspec: {replicas: 5}\n",
+		"negative.yaml": "apiVersion: autoscaling/v1\nkind: Scale\nmetadata: {name: web}\nspec: {replicas: -1}\n",
+		"eviction.yaml": "apiVersion: policy/v1\nkind: Eviction\nmetadata: {name: web-abcde}\n",
+	})
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		want     string
+	}{
+		{name: "a Scale on the stored Deployment", args: []string{"-f", files["scale.yaml"], "--old", files["stored.yaml"], "--subresource", "scale"},
+			wantCode: ExitOK, want: `"kind": "Scale"`},
+		{name: "the changed Deployment stands for its Scale", args: []string{"-f", files["changed.yaml"], "--old", files["stored.yaml"], "--subresource", "scale"},
+			wantCode: ExitOK, want: `"selector": "app=web"`},
+		{name: "the scale handler's validation", args: []string{"-f", files["negative.yaml"], "--old", files["stored.yaml"], "--subresource", "scale"},
+			wantCode: ExitRejected, want: `Scale.autoscaling \"web\" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0`},
+		{name: "a Scale without the Deployment", args: []string{"-f", files["scale.yaml"], "--subresource", "scale"}, wantCode: ExitBadInput},
+		{name: "an Eviction", args: []string{"-f", files["eviction.yaml"], "--subresource", "eviction"}, wantCode: ExitOK, want: `"kind": "Eviction"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := runReview(t, "", append([]string{"--webhooks", hooks, "-o", "json"}, tt.args...)...)
+			if got.code != tt.wantCode || !strings.Contains(got.out, tt.want) {
+				t.Errorf("exit code %d, want %d; stdout lacks %q?\n%s\nstderr: %s", got.code, tt.wantCode, tt.want, got.out, got.errOut)
+			}
+		})
+	}
+	got := runReview(t, "", "--webhooks", hooks, "-f", files["scale.yaml"], "--subresource", "scale")
+	if !strings.Contains(got.errOut, "a Scale is written to the scale subresource of the object it belongs to: give that object as stored with --old") {
+		t.Errorf("a Scale without the Deployment: stderr %q", got.errOut)
+	}
+}

@@ -362,7 +362,7 @@ func (o *testOptions) runSuite(ctx context.Context, streams Streams, file string
 		if c.Old != nil {
 			caseReview.old = []string{c.OldSource}
 		}
-		built, err := caseReview.requests(objects[i], olds[i], env.mapper)
+		built, err := caseReview.requests(objects[i], olds[i], env)
 		if err == nil && built[0].err != nil {
 			err = built[0].err
 		}

@@ -205,7 +205,19 @@ func chainScenarios() []differential {
 		write: write{op: admissionv1.Create, gvr: gvr("authentication.k8s.io", "v1", "tokenreviews"), clusterScoped: true, anonymous: true,
 			object: map[string]any{"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": map[string]any{"token": "not-a-token"}}}}
 	review.mutating, review.validating = recorders("authentication.k8s.io", "v1", "tokenreviews", true)
-	scenarios = append(scenarios, dry, generated, strict, restricted, warned, namespace, review, widgetScenario())
+	scale := func(name string, replicas int64) differential {
+		m, v := recorders("apps", "v1", "deployments/scale", false)
+		return differential{name: name, mutating: m, validating: v, fields: []string{"spec", "status"},
+			write: write{op: admissionv1.Update, gvr: deployments, subresource: "scale",
+				existing: obj("apps/v1", "Deployment", "web", map[string]any{"spec": map[string]any{"replicas": int64(2), "selector": selector, "template": podTemplate(app, "nginx:1.27")}}),
+				update: func(o *unstructured.Unstructured) {
+					_ = unstructured.SetNestedField(o.Object, replicas, "spec", "replicas")
+				}}}
+	}
+	scaled := scale("deployments/scale: webhooks see Scales, validating ones the Deployment's new Scale", 5)
+	negative := scale("deployments/scale: a negative Scale is the scale handler's 422", -1)
+	negative.want = want{code: 422, message: `Scale.autoscaling "web" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0`}
+	scenarios = append(scenarios, dry, generated, strict, restricted, warned, namespace, review, scaled, negative, widgetScenario())
 	return scenarios
 }
 

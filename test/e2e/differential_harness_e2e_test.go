@@ -116,9 +116,11 @@ func one(hooks ...hook) []configuration { return []configuration{{suffix: "0", h
 
 // write is the client's request of a scenario.
 type write struct {
-	op          admissionv1.Operation
-	gvr         schema.GroupVersionResource
-	subresource string // "status" only, through UpdateStatus
+	op  admissionv1.Operation
+	gvr schema.GroupVersionResource
+	// subresource is "status" (through UpdateStatus, the whole object) or "scale" (the
+	// stored object's Scale, read through the subresource, changed by update).
+	subresource string
 	// object is what a CREATE sends; its name and namespace are filled in.
 	object map[string]any
 	// generateName CREATEs with metadata.generateName instead of a name.
@@ -283,6 +285,8 @@ type scenarioRun struct {
 	userInfo       authenticationv1.UserInfo
 	// stored is the existing object as stored, for UPDATE and DELETE.
 	stored *unstructured.Unstructured
+	// storedScale is the stored object's Scale, read through its scale subresource.
+	storedScale *unstructured.Unstructured
 	// paths are the webhooktest paths of the scenario's webhooks.
 	paths []string
 	// mapper and converter are the suite's, with the scenario's CRD.
@@ -387,6 +391,11 @@ func (r *scenarioRun) createExisting(t *testing.T) {
 		t.Fatalf("creating the existing object: %v", err)
 	}
 	r.stored = stored
+	if w.subresource == "scale" {
+		if r.storedScale, err = r.suite.dynamic.Resource(w.gvr).Namespace(r.namespace).Get(context.Background(), stored.GetName(), metav1.GetOptions{}, "scale"); err != nil {
+			t.Fatalf("reading the existing object's scale: %v", err)
+		}
+	}
 }
 
 // configure creates the scenario's configurations, each with a readiness marker at its end.
@@ -579,9 +588,12 @@ func (r *scenarioRun) throughAPIServer(t *testing.T) (*outcome, string, []string
 			t.Cleanup(func() { _ = resource.Delete(context.Background(), name, metav1.DeleteOptions{}) })
 		}
 	case admissionv1.Update:
-		if w.subresource == "status" {
+		switch w.subresource {
+		case "status":
 			admitted, err = resource.UpdateStatus(ctx, r.updatedObject(), metav1.UpdateOptions{DryRun: dryRun})
-		} else {
+		case "scale":
+			admitted, err = resource.Update(ctx, r.updatedObject(), metav1.UpdateOptions{DryRun: dryRun}, "scale")
+		default:
 			admitted, err = resource.Update(ctx, r.updatedObject(), metav1.UpdateOptions{DryRun: dryRun, FieldValidation: w.fieldValidation})
 		}
 	case admissionv1.Delete:
@@ -652,9 +664,12 @@ func (r *scenarioRun) newObject() *unstructured.Unstructured {
 	return obj
 }
 
-// updatedObject is the object an UPDATE sends: the stored object, changed.
+// updatedObject is the object an UPDATE sends: the stored object (or its Scale), changed.
 func (r *scenarioRun) updatedObject() *unstructured.Unstructured {
 	obj := r.stored.DeepCopy()
+	if r.storedScale != nil {
+		obj = r.storedScale.DeepCopy()
+	}
 	r.sc.write.update(obj)
 	return obj
 }
@@ -742,6 +757,10 @@ func (r *scenarioRun) throughDispatcher(t *testing.T, generatedName string) (*ou
 		obj := r.updatedObject()
 		req.Name = obj.GetName()
 		req.Object, req.OldObject = mustJSON(t, obj.Object), mustJSON(t, r.stored.Object)
+		if r.storedScale != nil {
+			// The Scale the client sent, on the stored object it scales.
+			req.OldObject, req.Parent = mustJSON(t, r.storedScale.Object), mustJSON(t, r.stored.Object)
+		}
 		req.Options = mustJSON(t, metav1.UpdateOptions{TypeMeta: metav1.TypeMeta{Kind: "UpdateOptions", APIVersion: "meta.k8s.io/v1"}, DryRun: dryRun, FieldValidation: w.fieldValidation})
 	case admissionv1.Delete:
 		req.Name = r.stored.GetName()

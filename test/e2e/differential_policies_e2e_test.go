@@ -416,6 +416,13 @@ func policyScenarios() []differential {
 	equivalent.mutating, equivalent.validating = recorders("autoscaling", "v1", "horizontalpodautoscalers", false)
 	scenarios = append(scenarios, equivalent)
 
+	// What cannot apply does nothing: a policy no binding names, a binding whose policy does not
+	// exist (admit's rows say so; the decision is the apiserver's).
+	scenarios = append(scenarios, policyScenario("a policy nothing binds and a binding without its policy deny nothing", map[string]any{"a": "1"},
+		validatingPolicy("unbound", map[string]any{"validations": []any{validation("false", "never")}}),
+		validatingBinding("orphan", "absent", "Deny"),
+	))
+
 	wants := map[string]want{
 		"a validating policy denies":                              {code: 422, message: "at most one key"},
 		"one policy, a Deny binding and a Warn binding":           {code: 422, message: "at most one key"},
