@@ -52,7 +52,7 @@ type Config struct {
 	// Now is the clock of creation timestamps; default time.Now. NewUID gives the uid of each
 	// created object; default random UUIDs.
 	Now    func() time.Time
-	NewUID func() string
+	NewUID func(req *dispatch.Request) string
 }
 
 // Chain is kube-apiserver's admission path around the webhooks, ready to be given to a
@@ -74,7 +74,7 @@ func New(ctx context.Context, cfg Config) (*Chain, error) {
 		cfg.Now = time.Now
 	}
 	if cfg.NewUID == nil {
-		cfg.NewUID = uuid.NewString
+		cfg.NewUID = func(*dispatch.Request) string { return uuid.NewString() }
 	}
 	if err := setupCapabilities(!cfg.DisallowPrivileged); err != nil {
 		return nil, err
@@ -103,6 +103,7 @@ func New(ctx context.Context, cfg Config) (*Chain, error) {
 	}
 	strategies := registryStrategies()
 	c := newCodec(custom, NewScales(cfg.CRDs), strategies, cfg.FieldManager)
+	c.now = cfg.Now
 	policies, builtin, customObjects, err := splitObjects(cfg.Objects, custom)
 	if err != nil {
 		return nil, err

@@ -29,7 +29,7 @@ func fixedTime() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) 
 func newChain(t *testing.T, cfg Config) *Chain {
 	t.Helper()
 	cfg.Now = fixedTime
-	cfg.NewUID = func() string { return "11111111-2222-3333-4444-555555555555" }
+	cfg.NewUID = func(*dispatch.Request) string { return "11111111-2222-3333-4444-555555555555" }
 	c, err := New(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -41,6 +42,8 @@ type codec struct {
 	custom *customResources
 	// scales read the scale subresource of the resources that have one.
 	scales *Scales
+	// now stamps the managedFields a write records; nil keeps the field manager's wall clock.
+	now func() time.Time
 	// fields record managedFields, with the strategies' reset fields and defaultManager as the
 	// writer when the request names none.
 	fields         *fieldManagers
@@ -175,7 +178,41 @@ func (c *codec) recordManager(req *dispatch.Request, obj, live runtime.Object, c
 			return nil, apierrors.NewInternalError(err)
 		}
 	}
-	return m.UpdateNoErrors(live, obj, fieldManagerName(req, c.defaultManager)), nil
+	recorded := m.UpdateNoErrors(live, obj, fieldManagerName(req, c.defaultManager))
+	c.stampManagedFields(recorded, live)
+	return recorded, nil
+}
+
+// stampManagedFields gives the managedFields entries this write recorded the chain's clock: the
+// field manager stamps them with the wall clock, which would make two reviews of one object
+// differ; the apiserver's entries carry the time of the write, as these then do.
+func (c *codec) stampManagedFields(obj, live runtime.Object) {
+	if c.now == nil {
+		return
+	}
+	objectMeta, err := meta.Accessor(obj)
+	if err != nil {
+		return
+	}
+	before := map[string]*metav1.Time{}
+	if liveMeta, err := meta.Accessor(live); err == nil {
+		for _, e := range liveMeta.GetManagedFields() {
+			before[managedFieldsKey(e)] = e.Time
+		}
+	}
+	entries := objectMeta.GetManagedFields()
+	now := metav1.NewTime(c.now().UTC().Truncate(time.Second))
+	for i, e := range entries {
+		if previous, ok := before[managedFieldsKey(e)]; ok && previous.Equal(e.Time) {
+			continue
+		}
+		entries[i].Time = &now
+	}
+	objectMeta.SetManagedFields(entries)
+}
+
+func managedFieldsKey(e metav1.ManagedFieldsEntry) string {
+	return e.Manager + "\x00" + string(e.Operation) + "\x00" + e.APIVersion + "\x00" + e.Subresource
 }
 
 // fieldManagerName is the request options' fieldManager, or the default.

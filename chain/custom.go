@@ -376,7 +376,7 @@ func (c *customResources) prepare(ctx context.Context, at *dispatch.Attributes, 
 	ctx = requestContext(ctx, req, recorder)
 	switch req.Operation {
 	case admissionv1.Create:
-		clk.fillSystemFields(obj)
+		clk.fillSystemFields(obj, req)
 		if obj.GetGenerateName() != "" && obj.GetName() == "" {
 			obj.SetName(s.GenerateName(obj.GetGenerateName()))
 		}

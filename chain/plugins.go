@@ -370,6 +370,9 @@ func (b *builtin) run(ctx context.Context, at *dispatch.Attributes, mutate bool)
 	if err != nil {
 		return err
 	}
+	if mutate && b.name == serviceaccount.PluginName {
+		nameTokenVolume(before, obj, req)
+	}
 	if mutate && obj != nil && !apiequality.Semantic.DeepEqual(before, obj) {
 		out, err := b.codec.fromInternal(obj, req.Kind)
 		if err != nil {

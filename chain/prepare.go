@@ -48,6 +48,9 @@ type preparer struct {
 	begin      map[resourceKey]beginCreate
 	beginEdit  map[resourceKey]beginUpdate
 	clock      clock
+	// allocating serializes the storage's allocations (cluster IPs, node ports), so that each
+	// review allocates from the same free range whatever runs beside it.
+	allocating sync.Mutex
 	// serviceCIDR is where Services' cluster IPs come from, for the result.
 	serviceCIDR string
 }
@@ -55,13 +58,13 @@ type preparer struct {
 // clock gives the system metadata of a created object: its creation time and uid.
 type clock struct {
 	now    func() time.Time
-	newUID func() string
+	newUID func(req *dispatch.Request) string
 }
 
 // fillSystemFields is rest.FillObjectMetaSystemFields with the injected clock.
-func (c clock) fillSystemFields(objectMeta metav1.Object) {
+func (c clock) fillSystemFields(objectMeta metav1.Object, req *dispatch.Request) {
 	objectMeta.SetCreationTimestamp(metav1.NewTime(c.now()))
-	objectMeta.SetUID(types.UID(c.newUID()))
+	objectMeta.SetUID(types.UID(c.newUID(req)))
 }
 
 func (p *preparer) Name() string { return "registry" }
@@ -152,6 +155,8 @@ func (p *preparer) prepare(ctx context.Context, at *dispatch.Attributes) error {
 			return err
 		}
 		if begin := p.beginEdit[key]; begin != nil {
+			p.allocating.Lock()
+			defer p.allocating.Unlock() // after finish gives the allocation back
 			finish, err := begin(ctx, obj, old, &metav1.UpdateOptions{DryRun: dryRun(req)})
 			if err != nil {
 				return err
@@ -177,11 +182,13 @@ func (p *preparer) prepareCreate(ctx context.Context, key resourceKey, s rest.RE
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
-	p.clock.fillSystemFields(objectMeta)
+	p.clock.fillSystemFields(objectMeta, req)
 	if objectMeta.GetGenerateName() != "" && objectMeta.GetName() == "" {
 		objectMeta.SetName(s.GenerateName(objectMeta.GetGenerateName()))
 	}
 	if begin := p.begin[key]; begin != nil {
+		p.allocating.Lock()
+		defer p.allocating.Unlock() // after finish gives the allocation back
 		finish, err := begin(ctx, obj, &metav1.CreateOptions{DryRun: dryRun(req)})
 		if err != nil {
 			return err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"sort"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -16,6 +18,7 @@ import (
 	"k8s.io/apiserver/pkg/storage/storagebackend/factory"
 	"k8s.io/client-go/tools/cache"
 	api "k8s.io/kubernetes/pkg/apis/core"
+	"k8s.io/kubernetes/pkg/registry/core/service/allocator"
 	"k8s.io/kubernetes/pkg/registry/core/service/ipallocator"
 	"k8s.io/kubernetes/pkg/registry/core/service/portallocator"
 	servicestore "k8s.io/kubernetes/pkg/registry/core/service/storage"
@@ -40,7 +43,7 @@ func serviceAllocation(cidr string) (beginCreate, beginUpdate, error) {
 	if ipNet.IP.To4() == nil {
 		family = api.IPv6Protocol
 	}
-	ips, err := ipallocator.NewInMemory(ipNet)
+	ips, err := ipallocator.New(ipNet, newLowestFree)
 	if err != nil {
 		return nil, nil, fmt.Errorf("allocating from %s: %w", cidr, err)
 	}
@@ -48,7 +51,7 @@ func serviceAllocation(cidr string) (beginCreate, beginUpdate, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	ports, err := portallocator.NewInMemory(*portRange)
+	ports, err := portallocator.New(*portRange, newLowestFree)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -64,6 +67,82 @@ func serviceAllocation(cidr string) (beginCreate, beginUpdate, error) {
 	}
 	return create, update, nil
 }
+
+// lowestFree allocates cluster IPs and node ports as kube-apiserver's allocators do — from the
+// range above offset first, then below it — but the lowest free item of a block rather than a
+// random one: allocations are given back as soon as a review is prepared, so every review's
+// allocation is the same whatever ran before it or beside it (the preparer allocates one review
+// at a time). The apiserver's choice is random; a review's is deterministic.
+type lowestFree struct {
+	mu          sync.Mutex
+	max, offset int
+	used        map[int]bool
+}
+
+func newLowestFree(max int, _ string, offset int) (allocator.Interface, error) {
+	return &lowestFree{max: max, offset: offset, used: map[int]bool{}}, nil
+}
+
+func (l *lowestFree) Allocate(i int) (bool, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if i < 0 || i >= l.max {
+		return false, fmt.Errorf("offset %d out of range [0,%d]", i, l.max)
+	}
+	if l.used[i] {
+		return false, nil
+	}
+	l.used[i] = true
+	return true, nil
+}
+
+func (l *lowestFree) AllocateNext() (int, bool, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, block := range [][2]int{{l.offset, l.max}, {0, l.offset}} {
+		for i := block[0]; i < block[1]; i++ {
+			if !l.used[i] {
+				l.used[i] = true
+				return i, true, nil
+			}
+		}
+	}
+	return 0, false, nil
+}
+
+func (l *lowestFree) Release(i int) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.used, i)
+	return nil
+}
+
+func (l *lowestFree) ForEach(fn func(int)) {
+	l.mu.Lock()
+	used := make([]int, 0, len(l.used))
+	for i := range l.used {
+		used = append(used, i)
+	}
+	l.mu.Unlock()
+	sort.Ints(used)
+	for _, i := range used {
+		fn(i)
+	}
+}
+
+func (l *lowestFree) Has(i int) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.used[i]
+}
+
+func (l *lowestFree) Free() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.max - len(l.used)
+}
+
+func (l *lowestFree) Destroy() {}
 
 // unusedStorage gives a REST object the options it needs to be built, with a storage that is
 // never written to: admission ends before the storage would be.

@@ -11,12 +11,13 @@ import (
 	"github.com/admitkit/admit/chain"
 	"github.com/admitkit/admit/dispatch/config"
 	"github.com/admitkit/admit/lint"
+	"github.com/admitkit/admit/review"
 )
 
 // hasPolicies reports whether the set has admission policies or bindings.
 func hasPolicies(set *config.Set) bool {
 	for _, obj := range set.Others {
-		if isPolicy(obj.Object) {
+		if review.IsPolicy(obj.Object) {
 			return true
 		}
 	}
@@ -32,7 +33,7 @@ type policyChecker struct {
 func newPolicyChecker(set *config.Set) (*policyChecker, error) {
 	var crds []*apiextensionsv1.CustomResourceDefinition
 	for _, obj := range set.Others {
-		if !isCRD(obj.Object) {
+		if gvk := obj.Object.GroupVersionKind(); gvk.Group != "apiextensions.k8s.io" || gvk.Kind != "CustomResourceDefinition" {
 			continue
 		}
 		var crd apiextensionsv1.CustomResourceDefinition

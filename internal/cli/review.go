@@ -2,13 +2,10 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -16,20 +13,10 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	kjson "sigs.k8s.io/json"
 
 	"github.com/admitkit/admit/chain"
 	"github.com/admitkit/admit/dispatch"
-	"github.com/admitkit/admit/dispatch/config"
-	"github.com/admitkit/admit/dispatch/convert"
-	"github.com/admitkit/admit/dispatch/matchconditions"
-	"github.com/admitkit/admit/resources"
+	"github.com/admitkit/admit/review"
 )
 
 type reviewOptions struct {
@@ -174,23 +161,11 @@ Exit codes: 0 every object admitted, 1 an object rejected, 2 bad input.`,
 	return cmd
 }
 
-// reviewed is one object's review: its request, and its result or why it could not be reviewed.
-type reviewed struct {
-	source string
-	// object is the object as read.
-	object  *unstructured.Unstructured
-	request *dispatch.Request
-	result  *dispatch.Result
-	err     error
-	// took is how long the admission took.
-	took time.Duration
-}
-
 // reviewedPolicies counts the admission policies and bindings among the objects under review.
-func reviewedPolicies(reviews []*reviewed) int {
+func reviewedPolicies(outcomes []*review.Outcome) int {
 	n := 0
-	for _, r := range reviews {
-		if r.object != nil && isPolicy(r.object) {
+	for _, o := range outcomes {
+		if o.Object != nil && review.IsPolicy(o.Object) {
 			n++
 		}
 	}
@@ -218,190 +193,118 @@ func (o *reviewOptions) run(ctx context.Context, streams Streams) error {
 	if err != nil {
 		return badInput(err)
 	}
-	env, err := o.loadEnv(ctx, objects)
+	cfg, closeWebhooks, err := o.sessionConfig(ctx, streams, objects, nil)
 	if err != nil {
 		return err
 	}
-	reviews, err := o.requests(objects, olds, env)
+	defer closeWebhooks()
+	session, err := review.New(cfg, objects)
 	if err != nil {
 		return badInput(err)
 	}
-	if n := reviewedPolicies(reviews); n > 0 {
+	outcomes, err := session.Requests(objects, olds, o.write())
+	if err != nil {
+		return badInput(err)
+	}
+	if n := reviewedPolicies(outcomes); n > 0 {
 		// A policy applied with the objects may or may not be enforced on them (the apiserver
 		// takes it up asynchronously): reviewed, it is not applied to the others.
 		fmt.Fprintf(streams.Err, "note: the objects include %s, reviewed as objects: to apply them to the others, give them with --webhooks\n",
 			plural(n, "admission policy or binding", "admission policies and bindings"))
 	}
-	engine, err := o.newEngine(ctx, streams, env, reviews, nil)
+	stop := showProgress(o.progress, len(outcomes), session)
+	err = session.Admit(ctx, outcomes)
+	stop()
 	if err != nil {
-		return err
+		return badInput(err)
 	}
-	defer engine.close()
-	o.admitAll(ctx, engine.dispatcher, reviews)
-	return o.report(streams, reviews, engine.assumed)
+	return o.report(streams, outcomes, session.Assumed())
 }
 
-// reviewEnv is what a run reads before it builds requests: the cluster state, the CRDs of the
-// custom kinds, and the resources the objects map to.
-type reviewEnv struct {
-	state  *clusterState
-	live   *liveCluster
-	crds   []*apiextensionsv1.CustomResourceDefinition
-	mapper *resources.Mapper
-	// scales read the scale subresource of the resources that have one.
-	scales *chain.Scales
-}
-
-// loadEnv reads the cluster state (files and --kubeconfig) and the CRDs, those among objects
-// included. Its errors are ready to return.
-func (o *reviewOptions) loadEnv(ctx context.Context, objects []inputObject) (*reviewEnv, error) {
-	state, err := o.loadClusterState()
-	if err != nil {
-		return nil, badInput(err)
-	}
-	live, err := o.connect()
-	if err != nil {
-		return nil, badInput(err)
-	}
-	if err := live.readCRDs(ctx, state); err != nil {
-		return nil, err
-	}
-	crds, err := o.loadCRDs(objects, state)
-	if err != nil {
-		return nil, badInput(err)
-	}
-	m, err := mapper(crds)
-	if err != nil {
-		return nil, badInput(err)
-	}
-	return &reviewEnv{state: state, live: live, crds: crds, mapper: m, scales: chain.NewScales(crds)}, nil
-}
-
-// reviewEngine runs admissions: a dispatcher with the webhooks and policies, around the chain
-// unless --webhooks-only. close stops what it started.
-type reviewEngine struct {
-	dispatcher *dispatch.Dispatcher
-	// assumed says what the chain assumed of the cluster.
-	assumed []string
-	closers []func()
-}
-
-func (e *reviewEngine) close() {
-	for i := len(e.closers) - 1; i >= 0; i-- {
-		e.closers[i]()
+// write is how the flags say the objects are written.
+func (o *reviewOptions) write() review.Write {
+	dryRun, _ := parseDryRun(o.dryRun)             // checked by checkValues
+	validation, _ := fieldValidationOf(o.validate) // checked by checkValues
+	return review.Write{
+		Operation: admissionv1.Operation(strings.ToUpper(o.operation)), SubResource: o.subresource,
+		User: authenticationv1.UserInfo{Username: o.user, Groups: o.groups}, DryRun: dryRun, FieldValidation: validation,
+		FieldManager: o.fieldManager, Namespace: o.namespace, NamespaceRequired: o.namespaceGiven,
 	}
 }
 
-// newEngine loads the webhook configurations and policies (or starts the built-in webhooks) and
-// builds the dispatcher for reviews. caBundle, when not empty, is given to every webhook that
-// has none (admit test's generated CA). Its errors are ready to return.
-func (o *reviewOptions) newEngine(ctx context.Context, streams Streams, env *reviewEnv, reviews []*reviewed, caBundle []byte) (_ *reviewEngine, err error) {
-	engine := &reviewEngine{}
-	defer func() {
-		if err != nil {
-			engine.close() // what was started before the error
-		}
-	}()
-	state := env.state
+// sessionConfig reads what the flags name — the webhook configurations and policies (or starts
+// the built-in webhooks), the cluster state of files and of --kubeconfig, the CRDs — into a
+// review.Config. caBundle, when not empty, is given to every webhook that has none (admit test's
+// generated CA). closeWebhooks stops the built-in webhooks. Its errors are ready to return.
+func (o *reviewOptions) sessionConfig(ctx context.Context, streams Streams, objects []review.Input, caBundle []byte) (_ review.Config, closeWebhooks func(), err error) {
+	closeWebhooks = func() {}
 	resolver, resolved, err := parseResolve(o.resolve)
 	if err != nil {
-		return nil, badInput(err)
+		return review.Config{}, nil, badInput(err)
 	}
-
-	var mutating []*admissionregistrationv1.MutatingWebhookConfiguration
-	var validating []*admissionregistrationv1.ValidatingWebhookConfiguration
+	cfg := review.Config{
+		WebhooksOnly: o.onlyHooks, CompleteState: o.completeState || o.kubeconfig != "",
+		FieldManager: o.fieldManager, ServiceResolver: resolver, Timeout: o.timeout,
+		Terms: review.Terms{OldObjects: "--old", CRDs: "--crds"},
+		APIServer: review.APIServerOptions{
+			DisallowPrivileged: !o.allowPrivileged, EnableAdmissionPlugins: o.enablePlugins, DisableAdmissionPlugins: o.disablePlugins,
+			AdmissionControlConfigFile: o.admissionConfigFile, MaxRequestBodyBytes: o.maxRequestBodyBytes, ServiceCIDR: o.serviceCIDR,
+		},
+	}
 	if len(o.webhooks) > 0 {
 		set, err := o.loadWebhooks(streams.In)
 		if err != nil {
-			return nil, badInput(err)
+			return review.Config{}, nil, badInput(err)
 		}
 		warnings, err := set.Validate()
 		for _, w := range warnings {
 			fmt.Fprintln(streams.Err, "warning:", w)
 		}
 		if err != nil {
-			return nil, badInput(err)
+			return review.Config{}, nil, badInput(err)
 		}
-		mutating, validating = set.MutatingConfigs(), set.ValidatingConfigs()
+		cfg.Mutating, cfg.Validating = set.MutatingConfigs(), set.ValidatingConfigs()
 		if o.caFile != "" {
 			if caBundle, err = readCABundle(o.caFile); err != nil {
-				return nil, badInput(err)
+				return review.Config{}, nil, badInput(err)
 			}
 		}
 		if len(caBundle) > 0 {
-			fillCABundles(mutating, validating, caBundle)
+			fillCABundles(cfg.Mutating, cfg.Validating, caBundle)
 		}
 		if !o.resolveDNS {
-			if err := checkServicesResolved(mutating, validating, resolved); err != nil {
-				return nil, badInput(err)
+			if err := checkServicesResolved(cfg.Mutating, cfg.Validating, resolved); err != nil {
+				return review.Config{}, nil, badInput(err)
 			}
 		}
 		for _, obj := range set.Others {
-			if !isPolicy(obj.Object) {
-				continue
+			if review.IsPolicy(obj.Object) {
+				cfg.Policies = append(cfg.Policies, review.Input{Source: obj.Source.String(), Object: obj.Object})
 			}
-			// kube-apiserver refuses an invalid policy: it never reaches the chain.
-			errs, kind, err := chain.PolicyErrors(obj.Object)
-			if err == nil && len(errs) > 0 {
-				err = apierrors.NewInvalid(kind, obj.Object.GetName(), errs)
-			}
-			if err != nil {
-				return nil, badInput(fmt.Errorf("%s: %w", obj.Source, err))
-			}
-			state.policies = append(state.policies, obj)
 		}
 	} else {
 		demo, err := startDemoWebhooks(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("starting the built-in webhooks: %w", err)
+			return review.Config{}, nil, fmt.Errorf("starting the built-in webhooks: %w", err)
 		}
-		engine.closers = append(engine.closers, demo.stop)
-		mutating, validating = demo.mutating, demo.validating
+		closeWebhooks = demo.stop
+		cfg.Mutating, cfg.Validating = demo.mutating, demo.validating
 	}
-
-	opts := dispatch.Options{
-		Mutating: mutating, Validating: validating, Resources: env.mapper,
-		Conditions: matchconditions.Compiler(nil), ServiceResolver: resolver,
-		MaxRequestBodyBytes: o.maxRequestBodyBytes,
-	}
-	if first, n := state.policyCount(); o.onlyHooks && n > 0 {
-		// Policies run in kube-apiserver's own plugins, which are the chain: ignoring them would
-		// admit what they deny.
-		return nil, badInput(fmt.Errorf("--webhooks-only calls webhooks alone, but the input has %s (the first at %s): drop --webhooks-only to evaluate them",
-			plural(n, "admission policy or binding", "admission policies and bindings"), first))
-	}
-	if o.onlyHooks {
-		opts.Namespaces = state.staticNamespaces()
-		if opts.Converter, err = convert.New(env.crds...); err != nil {
-			return nil, badInput(err)
-		}
-	} else {
-		if err := env.live.readState(ctx, state, reviews); err != nil {
-			return nil, err
-		}
-		// The reviewed objects' namespaces exist unless the state is known to be whole.
-		var assumedNamespaces []string
-		if !o.completeState && o.kubeconfig == "" {
-			assumedNamespaces = namespacesOf(reviews)
-		}
-		c, err := chain.New(ctx, chain.Config{
-			Objects: state.withReviewed(reviews), Namespaces: assumedNamespaces, CRDs: env.crds,
-			FieldManager: o.fieldManager, ServiceCIDR: o.serviceCIDR,
-			DisallowPrivileged:     !o.allowPrivileged,
-			EnableAdmissionPlugins: o.enablePlugins, DisableAdmissionPlugins: o.disablePlugins,
-			AdmissionControlConfigFile: o.admissionConfigFile,
-		})
+	defer func() {
 		if err != nil {
-			return nil, badInput(fmt.Errorf("the cluster state: %w", err))
+			closeWebhooks()
 		}
-		engine.closers = append(engine.closers, c.Close)
-		c.Apply(&opts)
-		engine.assumed = c.Assumed()
+	}()
+	if cfg.Cluster, err = o.loadClusterState(); err != nil {
+		return review.Config{}, nil, badInput(err)
 	}
-	if engine.dispatcher, err = dispatch.New(opts); err != nil {
-		return nil, badInput(err)
+	if cfg.CRDs, err = o.loadCRDs(); err != nil {
+		return review.Config{}, nil, badInput(err)
 	}
-	return engine, nil
+	if cfg.Live, err = o.readLive(ctx, objects); err != nil {
+		return review.Config{}, nil, err
+	}
+	return cfg, closeWebhooks, nil
 }
 
 // fillCABundles gives caBundle to every webhook whose clientConfig has none.
@@ -422,46 +325,24 @@ func fillCABundles(mutating []*admissionregistrationv1.MutatingWebhookConfigurat
 	}
 }
 
-// maxConcurrentReviews bounds how many admissions run at once: webhooks are called in
-// parallel across objects, as a cluster would receive them, without opening a connection per
-// object of a large build.
-const maxConcurrentReviews = 16
-
-// admitAll runs every object's admission, concurrently; each result stays at its object's place.
-func (o *reviewOptions) admitAll(ctx context.Context, d *dispatch.Dispatcher, reviews []*reviewed) {
-	var done atomic.Int64
-	stop := showProgress(o.progress, len(reviews), &done)
-	defer stop()
-	sem := make(chan struct{}, maxConcurrentReviews)
-	var wg sync.WaitGroup
-	for _, r := range reviews {
-		if r.err != nil {
-			done.Add(1)
-			continue
-		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; done.Add(1); wg.Done() }()
-			reviewCtx, cancel := context.WithTimeout(ctx, o.timeout)
-			defer cancel()
-			start := time.Now()
-			r.result, r.err = d.Admit(reviewCtx, r.request)
-			r.took = time.Since(start)
-		}()
-	}
-	wg.Wait()
-}
-
 // progressDelay is how long a run goes before it shows progress: a short run prints none.
 const progressDelay = 2 * time.Second
 
-// showProgress rewrites one line on the terminal w with how many of total objects are done,
-// once the run has taken progressDelay; stop erases it. Without a terminal it does nothing.
-func showProgress(w io.Writer, total int, done *atomic.Int64) (stop func()) {
+// progress is what showProgress reads: how many objects are done.
+type progress struct {
+	done, total atomic.Int64
+}
+
+// showProgress rewrites one line on the terminal w with how many objects are done, once the
+// run has taken progressDelay; stop erases it. Without a terminal it does nothing. It installs
+// itself as the session's progress callback.
+func showProgress(w io.Writer, total int, session *review.Session) (stop func()) {
 	if w == nil {
 		return func() {}
 	}
+	var p progress
+	p.total.Store(int64(total))
+	session.OnProgress(func(done, _ int) { p.done.Store(int64(done)) })
 	quit, finished := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(finished)
@@ -481,7 +362,7 @@ func showProgress(w io.Writer, total int, done *atomic.Int64) (stop func()) {
 					continue
 				}
 				shown = true
-				fmt.Fprintf(w, "\r\x1b[Kreviewing: %d of %d objects (%s)", done.Load(), total, time.Since(start).Round(time.Second))
+				fmt.Fprintf(w, "\r\x1b[Kreviewing: %d of %d objects (%s)", p.done.Load(), p.total.Load(), time.Since(start).Round(time.Second))
 			}
 		}
 	}()
@@ -493,25 +374,25 @@ func showProgress(w io.Writer, total int, done *atomic.Int64) (stop func()) {
 
 // report prints the reviews and returns the exit status: the worst of the objects' outcomes.
 // assumed says what the chain assumed of the cluster.
-func (o *reviewOptions) report(streams Streams, reviews []*reviewed, assumed []string) error {
+func (o *reviewOptions) report(streams Streams, outcomes []*review.Outcome, assumed []string) error {
 	text := textOptions{color: useColor(o.color, streams.Out), verbose: o.verbose}
-	if len(reviews) == 1 && !o.list && !o.summary {
-		r := reviews[0]
-		if r.err != nil {
-			return badInput(r.err)
+	if len(outcomes) == 1 && !o.list && !o.summary {
+		r := outcomes[0]
+		if r.Err != nil {
+			return badInput(r.Err)
 		}
 		var err error
 		if o.output == outputText {
-			if err = printReviewText(streams.Out, r.request, r.result, text); err == nil {
+			if err = printReviewText(streams.Out, r.Request, r.Result, text); err == nil {
 				printAssumed(streams.Out, assumed)
 			}
 		} else {
-			err = writeStructured(streams.Out, o.output, singleReview{Result: r.result, Assumed: assumed})
+			err = writeStructured(streams.Out, o.output, singleReview{Result: r.Result, Assumed: assumed})
 		}
 		if err != nil {
 			return err
 		}
-		if !r.result.Allowed {
+		if !r.Result.Allowed {
 			return &exitError{code: ExitRejected, err: errors.New("")}
 		}
 		return nil
@@ -520,16 +401,16 @@ func (o *reviewOptions) report(streams Streams, reviews []*reviewed, assumed []s
 	var err error
 	switch {
 	case o.output != outputText:
-		err = writeStructured(streams.Out, o.output, reviewList(reviews))
+		err = writeStructured(streams.Out, o.output, reviewList(outcomes))
 		for _, a := range assumed {
 			fmt.Fprintf(streams.Err, "note: assumed %s\n", a)
 		}
 	case o.summary:
-		if err = printReviewsSummary(streams.Out, reviews, text); err == nil {
+		if err = printReviewsSummary(streams.Out, outcomes, text); err == nil {
 			printAssumed(streams.Out, assumed)
 		}
 	default:
-		if err = printReviewsText(streams.Out, reviews, text); err == nil {
+		if err = printReviewsText(streams.Out, outcomes, text); err == nil {
 			printAssumed(streams.Out, assumed)
 		}
 	}
@@ -537,12 +418,12 @@ func (o *reviewOptions) report(streams Streams, reviews []*reviewed, assumed []s
 		return err
 	}
 	code := ExitOK
-	for _, r := range reviews {
+	for _, r := range outcomes {
 		switch {
-		case r.err != nil:
-			fmt.Fprintf(streams.Err, "admit: %v\n", r.err)
+		case r.Err != nil:
+			fmt.Fprintf(streams.Err, "admit: %v\n", r.Err)
 			code = ExitBadInput
-		case !r.result.Allowed && code == ExitOK:
+		case !r.Result.Allowed && code == ExitOK:
 			code = ExitRejected
 		}
 	}
@@ -590,310 +471,23 @@ type reviewListOutput struct {
 	Items      []reviewEntry `json:"items"`
 }
 
-func reviewList(reviews []*reviewed) reviewListOutput {
-	out := reviewListOutput{APIVersion: "v1", Kind: "List", Items: make([]reviewEntry, len(reviews))}
-	for i, r := range reviews {
-		e := reviewEntry{Source: r.source, Result: r.result}
+func reviewList(outcomes []*review.Outcome) reviewListOutput {
+	out := reviewListOutput{APIVersion: "v1", Kind: "List", Items: make([]reviewEntry, len(outcomes))}
+	for i, r := range outcomes {
+		e := reviewEntry{Source: r.Source, Result: r.Result}
 		switch {
-		case r.request != nil:
-			e.Operation, e.Kind, e.Namespace, e.Name = r.request.Operation, r.request.Kind.Kind, r.request.Namespace, reviewedName(r)
-		case r.object != nil:
+		case r.Request != nil:
+			e.Operation, e.Kind, e.Namespace, e.Name = r.Request.Operation, r.Request.Kind.Kind, r.Request.Namespace, r.Name()
+		case r.Object != nil:
 			// Not reviewed: still say which object it is.
-			e.Kind, e.Namespace, e.Name = r.object.GetKind(), r.object.GetNamespace(), r.object.GetName()
+			e.Kind, e.Namespace, e.Name = r.Object.GetKind(), r.Object.GetNamespace(), r.Object.GetName()
 		}
-		if r.err != nil {
-			e.Error = r.err.Error()
+		if r.Err != nil {
+			e.Error = r.Err.Error()
 		}
 		out.Items[i] = e
 	}
 	return out
-}
-
-// requestName is the object's name as the request names it: the name the registry generates
-// for a generateName CREATE.
-func requestName(req *dispatch.Request) string {
-	if req.Name == "" {
-		return req.GeneratedName
-	}
-	return req.Name
-}
-
-// reviewedName is the object's name after admission: a name a mutating webhook gave a
-// generateName CREATE, else the one the request names.
-func reviewedName(r *reviewed) string {
-	if r.result != nil && len(r.result.Object) > 0 {
-		var head struct {
-			Metadata struct {
-				Name string `json:"name"`
-			} `json:"metadata"`
-		}
-		if json.Unmarshal(r.result.Object, &head) == nil && head.Metadata.Name != "" {
-			return head.Metadata.Name
-		}
-	}
-	if r.request == nil {
-		return ""
-	}
-	return requestName(r.request)
-}
-
-// loadCRDs reads the CustomResourceDefinitions of --crds, and those among the objects under
-// review and the cluster state: a build that creates a CRD and its custom resources is reviewed
-// as if applied together.
-func (o *reviewOptions) loadCRDs(objects []inputObject, state *clusterState) ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	var found []*unstructured.Unstructured
-	var sources []string
-	if len(o.crds) > 0 {
-		set, err := config.Load(config.Options{}, o.crds...)
-		if err != nil {
-			return nil, err
-		}
-		for _, obj := range set.Others {
-			if isCRD(obj.Object) {
-				found, sources = append(found, obj.Object), append(sources, obj.Source.String())
-			}
-		}
-		if len(found) == 0 {
-			return nil, fmt.Errorf("--crds %s: no CustomResourceDefinition found", strings.Join(o.crds, ", "))
-		}
-	}
-	for _, obj := range state.objects {
-		if isCRD(obj) {
-			found, sources = append(found, obj), append(sources, "--cluster")
-		}
-	}
-	for _, obj := range state.live {
-		if isCRD(obj) {
-			found, sources = append(found, obj), append(sources, "--kubeconfig")
-		}
-	}
-	for _, in := range objects {
-		if isCRD(in.object) {
-			found, sources = append(found, in.object), append(sources, in.source.String())
-		}
-	}
-	seen := map[string]bool{}
-	var crds []*apiextensionsv1.CustomResourceDefinition
-	for i, obj := range found {
-		if seen[obj.GetName()] {
-			continue
-		}
-		seen[obj.GetName()] = true
-		var crd apiextensionsv1.CustomResourceDefinition
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &crd); err != nil {
-			return nil, fmt.Errorf("%s: reading CustomResourceDefinition: %w", sources[i], err)
-		}
-		crds = append(crds, &crd)
-	}
-	return crds, nil
-}
-
-func isCRD(obj *unstructured.Unstructured) bool {
-	gvk := obj.GroupVersionKind()
-	return gvk.Group == "apiextensions.k8s.io" && gvk.Kind == "CustomResourceDefinition"
-}
-
-// mapper knows built-in kinds and the custom ones of crds.
-func mapper(crds []*apiextensionsv1.CustomResourceDefinition) (*resources.Mapper, error) {
-	mapper, err := resources.Builtin()
-	if err != nil {
-		return nil, err
-	}
-	if len(crds) == 0 {
-		return mapper, nil
-	}
-	return mapper.WithCRDs(crds...)
-}
-
-// resolvedObject is an object read from the input with its kind's resource and namespace.
-type resolvedObject struct {
-	inputObject
-	resource  resources.Resource
-	namespace string
-	json      []byte
-}
-
-// resolveObject finds the object's resource and namespace, and checks it decodes as its kind.
-func (o *reviewOptions) resolveObject(in inputObject, mapper *resources.Mapper, types *runtime.Scheme) (*resolvedObject, error) {
-	obj, source := in.object, in.source.String()
-	gvk := obj.GroupVersionKind()
-	if gvk.Kind == "" || gvk.Version == "" {
-		return nil, fmt.Errorf("%s: the object needs apiVersion and kind", source)
-	}
-	res, err := mapper.ResourceFor(gvk)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w (custom kinds need --crds)", source, err)
-	}
-	namespace := obj.GetNamespace()
-	switch {
-	case res.GVR.Group == "" && res.GVR.Resource == "namespaces":
-		namespace = obj.GetName() // a Namespace request carries its own name
-	case !res.Namespaced:
-		namespace = ""
-	case namespace == "":
-		namespace = o.namespace
-		obj.SetNamespace(namespace)
-	case o.namespaceGiven && namespace != o.namespace:
-		// kubectl's check, in kubectl's words: -n names where to write, not a filter.
-		return nil, fmt.Errorf("%s: the namespace from the provided object %q does not match the namespace %q. You must pass '--namespace=%s' to perform this operation.", source, namespace, o.namespace, namespace)
-	}
-	objectJSON, err := json.Marshal(obj.Object)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", source, err)
-	}
-	if err := decodesAsItsKind(types, source, gvk, objectJSON); err != nil {
-		return nil, err
-	}
-	return &resolvedObject{inputObject: in, resource: res, namespace: namespace, json: objectJSON}, nil
-}
-
-func (r *resolvedObject) key() objectKey {
-	gvk := r.object.GroupVersionKind()
-	return objectKey{group: gvk.Group, kind: gvk.Kind, namespace: r.namespace, name: r.object.GetName()}
-}
-
-// requests builds the admission the apiserver would run for each object, pairing UPDATEs with
-// their old objects. A problem with one object is kept with it (the others are still reviewed);
-// problems with the flags or the old objects are returned.
-func (o *reviewOptions) requests(objects, olds []inputObject, env *reviewEnv) ([]*reviewed, error) {
-	mapper := env.mapper
-	op := admissionv1.Operation(strings.ToUpper(o.operation))
-	switch op {
-	case "", admissionv1.Create, admissionv1.Update, admissionv1.Delete, admissionv1.Connect:
-	default:
-		return nil, fmt.Errorf("--operation %q: use CREATE, UPDATE, DELETE or CONNECT", o.operation)
-	}
-	if len(olds) > 0 && op != "" && op != admissionv1.Update {
-		return nil, fmt.Errorf("--old is for UPDATE, not %s", op)
-	}
-	if op == admissionv1.Update && len(o.old) == 0 {
-		return nil, errors.New("an UPDATE needs the existing object: give --old")
-	}
-	types := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(types); err != nil {
-		return nil, fmt.Errorf("registering the built-in types: %w", err)
-	}
-
-	oldByKey := map[objectKey]*resolvedObject{}
-	var oldOrder []objectKey
-	for _, in := range olds {
-		old, err := o.resolveObject(in, mapper, types)
-		if err != nil {
-			return nil, err
-		}
-		k := old.key()
-		if first, dup := oldByKey[k]; dup {
-			return nil, fmt.Errorf("%s: --old has %s twice (first at %s)", in.source, k, first.source)
-		}
-		oldByKey[k] = old
-		oldOrder = append(oldOrder, k)
-	}
-
-	used := map[objectKey]bool{}
-	reviews := make([]*reviewed, len(objects))
-	for i, in := range objects {
-		r := &reviewed{source: in.source.String(), object: in.object}
-		reviews[i] = r
-		if body, parent, ok := o.subresourceBody(in, mapper, oldByKey); ok {
-			// The subresource's own kind (a Scale, an Eviction, a Binding), on its parent.
-			if parent != nil {
-				used[parent.key()] = true
-			}
-			r.request, r.err = o.subresourceRequest(body, parent, op, env.scales)
-			continue
-		}
-		obj, err := o.resolveObject(in, mapper, types)
-		if err != nil {
-			r.err = err
-			continue
-		}
-		old := oldByKey[obj.key()]
-		if old != nil {
-			used[obj.key()] = true
-		}
-		r.request, r.err = o.request(obj, old, op)
-		if r.err == nil && o.subresource == "scale" {
-			// The changed parent stands for the Scale a client sends: its replicas on the
-			// stored parent's Scale.
-			r.request, r.err = scaleFromParent(r.request, obj, old, env.scales)
-		}
-	}
-	for _, k := range oldOrder {
-		if !used[k] {
-			return nil, fmt.Errorf("%s: --old has %s, which is not among the objects to review (an UPDATE pairs objects of the same kind, namespace and name)", oldByKey[k].source, k)
-		}
-	}
-	return reviews, nil
-}
-
-// request builds the admission for one object, an UPDATE of old when old is not nil.
-func (o *reviewOptions) request(obj, old *resolvedObject, op admissionv1.Operation) (*dispatch.Request, error) {
-	source, res, gvk := obj.source.String(), obj.resource, obj.object.GroupVersionKind()
-	if op == "" {
-		op = admissionv1.Create
-		if old != nil {
-			op = admissionv1.Update
-		}
-	}
-	if op == admissionv1.Update && old == nil {
-		return nil, fmt.Errorf("%s: no --old object for %s: an UPDATE needs the existing object", source, obj.key())
-	}
-	if o.subresource != "" {
-		if _, ok := res.Subresource(o.subresource); !ok {
-			return nil, fmt.Errorf("--subresource %q: %s has no such subresource", o.subresource, res.GVR.GroupResource())
-		}
-	}
-	dryRun, _ := parseDryRun(o.dryRun) // checked by checkValues
-	req := &dispatch.Request{
-		Kind: gvk, Resource: res.GVR, SubResource: o.subresource, Name: obj.object.GetName(), Namespace: obj.namespace,
-		Operation: op, DryRun: dryRun,
-		UserInfo: authenticationv1.UserInfo{Username: o.user, Groups: o.groups},
-	}
-	options, err := o.requestOptions(op, dryRun)
-	if err != nil {
-		return nil, err
-	}
-	req.Options = options
-	if op == admissionv1.Create && req.Name == "" && !res.Anonymous() {
-		if obj.object.GetGenerateName() == "" {
-			return nil, fmt.Errorf("%s: the object needs metadata.name or metadata.generateName", source)
-		}
-		req.GeneratedName = obj.object.GetGenerateName() + randomSuffix()
-	}
-	switch op {
-	case admissionv1.Delete:
-		req.OldObject = obj.json
-	default:
-		req.Object = obj.json
-	}
-	if old != nil {
-		req.OldObject = old.json
-	}
-	return req, nil
-}
-
-// decodesAsItsKind rejects a built-in object that does not decode into its Go type, with the
-// message kube-apiserver answers such a write with (400 BadRequest) before admission starts.
-// The dispatcher relies on it: it checks a patched object only where the patch wrote.
-func decodesAsItsKind(types *runtime.Scheme, source string, gvk schema.GroupVersionKind, object []byte) error {
-	typed, err := types.New(gvk)
-	if err != nil {
-		return nil // a custom kind: its schema is the apiserver's business
-	}
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(object, typed); err != nil {
-		return fmt.Errorf("%s: %s in version %q cannot be handled as a %s: %w", source, gvk.Kind, gvk.Version, gvk.Kind, err)
-	}
-	return nil
-}
-
-// randomSuffix is what the apiserver appends to generateName: five characters.
-func randomSuffix() string {
-	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
-	b := make([]byte, 5)
-	for i := range b {
-		b[i] = alphabet[rand.IntN(len(alphabet))]
-	}
-	return string(b)
 }
 
 // parseResolve reads NAMESPACE/SERVICE=HOST:PORT mappings into a service resolver.

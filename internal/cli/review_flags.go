@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,11 +8,11 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/admitkit/admit/certs"
 	"github.com/admitkit/admit/dispatch/config"
+	"github.com/admitkit/admit/review"
 )
 
 // checkAliases refuses a flag given under both its names (--as and --user, ...).
@@ -81,34 +80,6 @@ func fieldValidationOf(value string) (string, error) {
 	return "", fmt.Errorf(`--validate %q: must be "strict" (or "true"), "warn" or "ignore" (or "false")`, value)
 }
 
-// requestOptions are the options a kubectl write sends with its body, which webhooks receive
-// as the request's options: dry run, the field manager and field validation for CREATE and
-// UPDATE; dry run and kubectl delete's background propagation for DELETE.
-func (o *reviewOptions) requestOptions(op admissionv1.Operation, dryRun bool) (json.RawMessage, error) {
-	var dryRunAll []string
-	if dryRun {
-		dryRunAll = []string{metav1.DryRunAll}
-	}
-	validation, err := fieldValidationOf(o.validate)
-	if err != nil {
-		return nil, err
-	}
-	meta := func(kind string) metav1.TypeMeta { return metav1.TypeMeta{Kind: kind, APIVersion: "meta.k8s.io/v1"} }
-	var options any
-	switch op {
-	case admissionv1.Create:
-		options = metav1.CreateOptions{TypeMeta: meta("CreateOptions"), DryRun: dryRunAll, FieldManager: o.fieldManager, FieldValidation: validation}
-	case admissionv1.Update:
-		options = metav1.UpdateOptions{TypeMeta: meta("UpdateOptions"), DryRun: dryRunAll, FieldManager: o.fieldManager, FieldValidation: validation}
-	case admissionv1.Delete:
-		background := metav1.DeletePropagationBackground
-		options = metav1.DeleteOptions{TypeMeta: meta("DeleteOptions"), DryRun: dryRunAll, PropagationPolicy: &background}
-	default:
-		return nil, nil
-	}
-	return json.Marshal(options)
-}
-
 // readCABundle reads --ca-file: CA certificates, and nothing else (never a private key).
 func readCABundle(path string) ([]byte, error) {
 	bundle, err := os.ReadFile(path)
@@ -145,7 +116,7 @@ func (o *reviewOptions) loadWebhooks(stdin io.Reader) (*config.Set, error) {
 		}
 		policies := 0
 		for _, obj := range loaded.Others {
-			if isPolicy(obj.Object) {
+			if review.IsPolicy(obj.Object) {
 				policies++
 			}
 		}
@@ -182,4 +153,14 @@ func inputName(path string) string {
 		return stdinName
 	}
 	return path
+}
+
+// describeSubresourceInput is the help text for the subresources' inputs.
+func describeSubresourceInput() string {
+	return strings.Join([]string{
+		"--subresource scale: an autoscaling/v1 Scale, or the changed Deployment (ReplicaSet, StatefulSet,",
+		"ReplicationController, custom resource) whose replicas stand for it, with the stored object as --old;",
+		"--subresource eviction: a policy/v1 Eviction named after the pod; --subresource binding: a v1 Binding;",
+		"--subresource status (and ephemeralcontainers, resize): the whole changed object, with --old",
+	}, "\n")
 }

@@ -264,7 +264,7 @@ func TestReviewSubresources(t *testing.T) {
 		})
 	}
 	got := runReview(t, "", "--webhooks", hooks, "-f", files["scale.yaml"], "--subresource", "scale")
-	if !strings.Contains(got.errOut, "a Scale is written to the scale subresource of the object it belongs to: give that object as stored with --old") {
+	if !strings.Contains(got.errOut, "a Scale is written to the scale subresource of the object it belongs to: give that object as stored in --old") {
 		t.Errorf("a Scale without the Deployment: stderr %q", got.errOut)
 	}
 }

@@ -1,25 +1,14 @@
 package cli
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-
-	"github.com/admitkit/admit/dispatch/config"
+	"github.com/admitkit/admit/review"
 )
-
-// inputObject is one object read from the command line's files, with where it came from.
-type inputObject struct {
-	source config.Source
-	object *unstructured.Unstructured
-}
 
 // stdinName is how standard input is named in messages and output.
 const stdinName = "<stdin>"
@@ -28,12 +17,12 @@ const stdinName = "<stdin>"
 // the order given: a file's documents in order, a List's items in order, a directory's *.yaml,
 // *.yml and *.json files in lexical order (and its subdirectories' with recursive, like
 // kubectl's -R). Every unreadable or malformed file is reported; then nothing is returned.
-func readObjects(paths []string, recursive bool, stdin io.Reader) ([]inputObject, error) {
+func readObjects(paths []string, recursive bool, stdin io.Reader) ([]review.Input, error) {
 	files, err := expandPaths(paths, recursive)
 	if err != nil {
 		return nil, err
 	}
-	var objects []inputObject
+	var objects []review.Input
 	var errs []error
 	stdinRead := false
 	for _, file := range files {
@@ -53,7 +42,7 @@ func readObjects(paths []string, recursive bool, stdin io.Reader) ([]inputObject
 			errs = append(errs, err)
 			continue
 		}
-		read, err := parseObjects(label, data)
+		read, err := review.Parse(label, data)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -63,29 +52,6 @@ func readObjects(paths []string, recursive bool, stdin io.Reader) ([]inputObject
 	if len(errs) > 0 {
 		return nil, joinErrors(errs)
 	}
-	return objects, nil
-}
-
-// parseObjects reads the objects of one file in the order they appear. config.Parse sorts
-// webhook configurations apart from other objects; their sources give the order back.
-func parseObjects(label string, data []byte) ([]inputObject, error) {
-	set, err := config.Parse(label, data)
-	if err != nil {
-		return nil, err
-	}
-	var objects []inputObject
-	for _, m := range set.Mutating {
-		objects = append(objects, inputObject{m.Source, toUnstructured(m.Config, "MutatingWebhookConfiguration")})
-	}
-	for _, v := range set.Validating {
-		objects = append(objects, inputObject{v.Source, toUnstructured(v.Config, "ValidatingWebhookConfiguration")})
-	}
-	for _, other := range set.Others {
-		objects = append(objects, inputObject{other.Source, other.Object})
-	}
-	slices.SortStableFunc(objects, func(x, y inputObject) int {
-		return cmp.Or(cmp.Compare(x.source.Document, y.source.Document), cmp.Compare(x.source.Line, y.source.Line), cmp.Compare(x.source.Item, y.source.Item))
-	})
 	return objects, nil
 }
 
@@ -167,38 +133,4 @@ func joinErrors(errs []error) error {
 		lines[i] = err.Error()
 	}
 	return fmt.Errorf("%s", strings.Join(lines, "\n"))
-}
-
-func toUnstructured(obj any, kind string) *unstructured.Unstructured {
-	m, _ := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	u := &unstructured.Unstructured{Object: m}
-	u.SetAPIVersion("admissionregistration.k8s.io/v1")
-	u.SetKind(kind)
-	return u
-}
-
-// objectKey identifies an object for pairing an UPDATE's new and old objects: group, kind,
-// namespace and name (the version may differ, as it may between a client and the storage).
-type objectKey struct {
-	group, kind, namespace, name string
-}
-
-func keyOf(obj *unstructured.Unstructured, defaultNamespace string) objectKey {
-	gvk := obj.GroupVersionKind()
-	ns := obj.GetNamespace()
-	if ns == "" {
-		ns = defaultNamespace
-	}
-	return objectKey{group: gvk.Group, kind: gvk.Kind, namespace: ns, name: obj.GetName()}
-}
-
-func (k objectKey) String() string {
-	kind := k.kind
-	if k.group != "" {
-		kind += "." + k.group
-	}
-	if k.namespace != "" {
-		return fmt.Sprintf("%s %s/%s", kind, k.namespace, k.name)
-	}
-	return fmt.Sprintf("%s %s", kind, k.name)
 }

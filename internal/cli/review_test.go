@@ -175,17 +175,17 @@ func TestReviewBadInput(t *testing.T) {
 		{"no objects", []string{"review", "-f", write("empty.yaml", "# nothing\n")}, "empty.yaml: no objects to review"},
 		{"no files", []string{"review"}, "nothing to review"},
 		{"empty directory", []string{"review", "-f", t.TempDir()}, "no *.yaml, *.yml or *.json files (use -R for subdirectories)"},
-		{"old without its object", []string{"review", "-f", pod, "--old", write("other.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: other}\n")}, "other.yaml:1: --old has Pod default/other, which is not among the objects to review"},
-		{"old twice", []string{"review", "-f", pod, "--old", write("twice.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\n")}, "twice.yaml:5: --old has Pod default/p twice (first at "},
-		{"old for DELETE", []string{"review", "-f", pod, "--operation", "DELETE", "--old", pod}, "--old is for UPDATE, not DELETE"},
+		{"old without its object", []string{"review", "-f", pod, "--old", write("other.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: other}\n")}, "other.yaml:1: Pod default/other is in --old but not among the objects to review"},
+		{"old twice", []string{"review", "-f", pod, "--old", write("twice.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\n")}, "twice.yaml:5: Pod default/p is in --old twice (first at "},
+		{"old for DELETE", []string{"review", "-f", pod, "--operation", "DELETE", "--old", pod}, "--old: for an UPDATE only, not DELETE"},
 		{"no name", []string{"review", "-f", write("noname.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {}\n")}, "the object needs metadata.name or metadata.generateName"},
 		{"a field of the wrong type", []string{"review", "-f", write("deploy.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: \"3\"}\n")},
 			`deploy.yaml:1: Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32`},
 		{"an old object of the wrong type", []string{"review", "-f", pod, "--old", write("old.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: [a]}\n")},
 			`old.yaml:1: Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal array into Go struct field ObjectMeta.metadata.labels of type map[string]string`},
 		{"update without old", []string{"review", "-f", pod, "--operation", "UPDATE"}, "an UPDATE needs the existing object: give --old"},
-		{"bad operation", []string{"review", "-f", pod, "--operation", "PATCH"}, `--operation "PATCH": use CREATE, UPDATE, DELETE or CONNECT`},
-		{"bad subresource", []string{"review", "-f", pod, "--subresource", "nope"}, `--subresource "nope": pods has no such subresource`},
+		{"bad operation", []string{"review", "-f", pod, "--operation", "PATCH"}, `operation "PATCH": use CREATE, UPDATE, DELETE or CONNECT`},
+		{"bad subresource", []string{"review", "-f", pod, "--subresource", "nope"}, `subresource "nope": pods has no such subresource`},
 		{"invalid configuration", []string{"review", "-f", pod, "--webhooks", write("hooks.yaml", `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration
 metadata: {name: v}
@@ -197,7 +197,7 @@ webhooks:
   clientConfig: {url: "https://127.0.0.1:1/x"}
 `)}, "webhooks[0].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 and 30 seconds"},
 		{"policies with --webhooks-only", []string{"review", "-f", pod, "--webhooks-only", "--webhooks", filepath.Join("..", "..", "examples", "policies", "policies.yaml")},
-			"--webhooks-only calls webhooks alone, but the input has 4 admission policies and bindings (the first at ../../examples/policies/policies.yaml:3)"},
+			"webhooks-only calls webhooks alone, but the input has 4 admission policies and bindings (the first at ../../examples/policies/policies.yaml:3)"},
 		{"an invalid policy", []string{"review", "-f", pod, "--webhooks", write("policy.yaml", `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
 metadata: {name: p}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/admitkit/admit/dispatch"
 	"github.com/admitkit/admit/patch"
+	"github.com/admitkit/admit/review"
 )
 
 // ANSI colours for the diff and the decision.
@@ -65,7 +66,7 @@ func printReviewText(w io.Writer, req *dispatch.Request, res *dispatch.Result, o
 	fmt.Fprintln(w)
 
 	subject := fmt.Sprintf("%s %s", req.Operation, req.Kind.Kind)
-	if name := reviewedName(&reviewed{request: req, result: res}); name != "" {
+	if name := (&review.Outcome{Request: req, Result: res}).Name(); name != "" {
 		subject += " " + name
 	}
 	if req.DryRun {
@@ -257,32 +258,32 @@ func detail(h dispatch.WebhookResult) string {
 }
 
 // printReviewsText prints each object's review under a heading naming it, then a summary line.
-func printReviewsText(w io.Writer, reviews []*reviewed, opts textOptions) error {
+func printReviewsText(w io.Writer, outcomes []*review.Outcome, opts textOptions) error {
 	admitted, rejected, failed := 0, 0, 0
-	for i, r := range reviews {
+	for i, r := range outcomes {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		heading := r.source
-		if r.request != nil {
-			heading = fmt.Sprintf("%s %s %s (%s)", r.request.Operation, r.request.Kind.Kind, qualifiedName(r), r.source)
+		heading := r.Source
+		if r.Request != nil {
+			heading = fmt.Sprintf("%s %s %s (%s)", r.Request.Operation, r.Request.Kind.Kind, qualifiedName(r), r.Source)
 		}
 		fmt.Fprintf(w, "=== %s\n", heading)
-		if r.err != nil {
+		if r.Err != nil {
 			failed++
-			fmt.Fprintf(w, "NOT REVIEWED: %v\n", r.err)
+			fmt.Fprintf(w, "NOT REVIEWED: %v\n", r.Err)
 			continue
 		}
-		if r.result.Allowed {
+		if r.Result.Allowed {
 			admitted++
 		} else {
 			rejected++
 		}
-		if err := printReviewText(w, r.request, r.result, opts); err != nil {
+		if err := printReviewText(w, r.Request, r.Result, opts); err != nil {
 			return err
 		}
 	}
-	summary := fmt.Sprintf("%d objects: %d admitted, %d rejected", len(reviews), admitted, rejected)
+	summary := fmt.Sprintf("%d objects: %d admitted, %d rejected", len(outcomes), admitted, rejected)
 	if failed > 0 {
 		summary += fmt.Sprintf(", %d not reviewed", failed)
 	}
@@ -291,8 +292,8 @@ func printReviewsText(w io.Writer, reviews []*reviewed, opts textOptions) error 
 }
 
 // qualifiedName is namespace/name, or the name of a cluster-scoped object.
-func qualifiedName(r *reviewed) string {
-	req, name := r.request, reviewedName(r)
+func qualifiedName(r *review.Outcome) string {
+	req, name := r.Request, r.Name()
 	if req.Namespace != "" && !(req.Resource.Group == "" && req.Resource.Resource == "namespaces") {
 		return req.Namespace + "/" + name
 	}
@@ -301,7 +302,7 @@ func qualifiedName(r *reviewed) string {
 
 // printReviewsSummary prints one line per object — the decision, the object, and why it was
 // rejected or not reviewed — then the totals: what a large input needs to be read.
-func printReviewsSummary(w io.Writer, reviews []*reviewed, opts textOptions) error {
+func printReviewsSummary(w io.Writer, outcomes []*review.Outcome, opts textOptions) error {
 	paint := func(code, s string) string {
 		if !opts.color {
 			return s
@@ -311,33 +312,33 @@ func printReviewsSummary(w io.Writer, reviews []*reviewed, opts textOptions) err
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "DECISION\tOPERATION\tOBJECT\tSOURCE\tDETAIL")
 	admitted, rejected, failed, warned := 0, 0, 0, 0
-	for _, r := range reviews {
+	for _, r := range outcomes {
 		switch {
-		case r.err != nil:
+		case r.Err != nil:
 			failed++
 			object := ""
-			if r.object != nil {
-				object = r.object.GetKind() + " " + r.object.GetName()
+			if r.Object != nil {
+				object = r.Object.GetKind() + " " + r.Object.GetName()
 			}
-			fmt.Fprintf(tw, "%s\t\t%s\t%s\t%s\n", paint(ansiBold+ansiRed, "NOT REVIEWED"), object, r.source, oneLine(r.err.Error()))
-		case r.result.Allowed:
+			fmt.Fprintf(tw, "%s\t\t%s\t%s\t%s\n", paint(ansiBold+ansiRed, "NOT REVIEWED"), object, r.Source, oneLine(r.Err.Error()))
+		case r.Result.Allowed:
 			admitted++
 			detail := ""
-			if n := len(r.result.Warnings); n > 0 {
+			if n := len(r.Result.Warnings); n > 0 {
 				warned++
-				detail = plural(n, "warning", "warnings") + ": " + oneLine(r.result.Warnings[0])
+				detail = plural(n, "warning", "warnings") + ": " + oneLine(r.Result.Warnings[0])
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%s\n", paint(ansiGreen, "admitted"), r.request.Operation, r.request.Kind.Kind, qualifiedName(r), r.source, detail)
+			fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%s\n", paint(ansiGreen, "admitted"), r.Request.Operation, r.Request.Kind.Kind, qualifiedName(r), r.Source, detail)
 		default:
 			rejected++
-			fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%d %s\n", paint(ansiBold+ansiRed, "REJECTED"), r.request.Operation, r.request.Kind.Kind, qualifiedName(r), r.source,
-				r.result.Status.Code, oneLine(r.result.Status.Message))
+			fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%d %s\n", paint(ansiBold+ansiRed, "REJECTED"), r.Request.Operation, r.Request.Kind.Kind, qualifiedName(r), r.Source,
+				r.Result.Status.Code, oneLine(r.Result.Status.Message))
 		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	summary := fmt.Sprintf("%d objects: %d admitted (%d with warnings), %d rejected", len(reviews), admitted, warned, rejected)
+	summary := fmt.Sprintf("%d objects: %d admitted (%d with warnings), %d rejected", len(outcomes), admitted, warned, rejected)
 	if failed > 0 {
 		summary += fmt.Sprintf(", %d not reviewed", failed)
 	}

@@ -16,11 +16,14 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/admitkit/admit/chain"
 	"github.com/admitkit/admit/internal/junit"
 	"github.com/admitkit/admit/internal/testsuite"
+	"github.com/admitkit/admit/review"
 )
 
 // outputJUnit is admit test's extra output format.
@@ -314,20 +317,18 @@ func (o *testOptions) runSuite(ctx context.Context, streams Streams, file string
 		}()
 	}
 
-	review := &reviewOptions{
+	options := &reviewOptions{
 		webhooks: suite.Webhooks, cluster: suite.Cluster, crds: suite.CRDs, resolve: resolve,
 		onlyHooks: suite.WebhooksOnly, namespace: suite.Namespace, timeout: o.timeout,
-		user: "admit-test", groups: []string{"system:authenticated"},
-		fieldManager: chain.DefaultFieldManager, serviceCIDR: chain.DefaultServiceCIDR,
-		dryRun: "none", validate: "strict", allowPrivileged: true,
+		fieldManager: chain.DefaultFieldManager, serviceCIDR: chain.DefaultServiceCIDR, allowPrivileged: true,
 	}
-	objects := make([][]inputObject, len(cases))
-	olds := make([][]inputObject, len(cases))
-	var all []inputObject
+	objects := make([][]review.Input, len(cases))
+	olds := make([][]review.Input, len(cases))
+	var all []review.Input
 	for i, c := range cases {
 		report.Cases = append(report.Cases, &caseReport{Name: c.Name, Line: c.Line})
-		if objects[i], err = parseObjects(c.ObjectSource, c.Object); err == nil && c.Old != nil {
-			olds[i], err = parseObjects(c.OldSource, c.Old)
+		if objects[i], err = review.Parse(c.ObjectSource, c.Object); err == nil && c.Old != nil {
+			olds[i], err = review.Parse(c.OldSource, c.Old)
 		}
 		if err != nil {
 			report.Cases[i].Error = errorText(err)
@@ -335,36 +336,39 @@ func (o *testOptions) runSuite(ctx context.Context, streams Streams, file string
 		}
 		all = append(all, objects[i]...)
 	}
-	env, err := review.loadEnv(ctx, all)
+	cfg, closeWebhooks, err := options.sessionConfig(ctx, Streams{In: streams.In, Out: io.Discard, Err: streams.Err}, all, caBundle)
 	if err != nil {
 		return fail(fmt.Errorf("%s: %w", file, err))
 	}
-	reviews := make([]*reviewed, len(cases))
-	var runnable []*reviewed
+	defer closeWebhooks()
+	session, err := review.New(cfg, all)
+	if err != nil {
+		return fail(fmt.Errorf("%s: %w", file, err))
+	}
+	reviews := make([]*review.Outcome, len(cases))
+	var runnable []*review.Outcome
 	for i, c := range cases {
 		if report.Cases[i].Error != "" {
 			continue
 		}
-		caseReview := *review
-		caseReview.operation, caseReview.subresource = c.Operation, c.SubResource
-		if c.DryRun {
-			caseReview.dryRun = "server"
+		namespace := suite.Namespace
+		if c.Namespace != "" {
+			namespace = c.Namespace
+		}
+		w := review.Write{
+			Operation: admissionv1.Operation(strings.ToUpper(c.Operation)), SubResource: c.SubResource, DryRun: c.DryRun,
+			User:            authenticationv1.UserInfo{Username: "admit-test", Groups: []string{"system:authenticated"}},
+			FieldValidation: metav1.FieldValidationStrict, Namespace: namespace,
 		}
 		if c.User != "" {
-			caseReview.user = c.User
+			w.User.Username = c.User
 		}
 		if c.Groups != nil {
-			caseReview.groups = c.Groups
+			w.User.Groups = c.Groups
 		}
-		if c.Namespace != "" {
-			caseReview.namespace = c.Namespace
-		}
-		if c.Old != nil {
-			caseReview.old = []string{c.OldSource}
-		}
-		built, err := caseReview.requests(objects[i], olds[i], env)
-		if err == nil && built[0].err != nil {
-			err = built[0].err
+		built, err := session.Requests(objects[i], olds[i], w)
+		if err == nil && built[0].Err != nil {
+			err = built[0].Err
 		}
 		if err != nil {
 			report.Cases[i].Error = errorText(err)
@@ -376,33 +380,30 @@ func (o *testOptions) runSuite(ctx context.Context, streams Streams, file string
 	if len(runnable) == 0 {
 		return report
 	}
-	engine, err := review.newEngine(ctx, Streams{In: streams.In, Out: io.Discard, Err: streams.Err}, env, runnable, caBundle)
-	if err != nil {
+	if err := session.Admit(ctx, runnable); err != nil {
 		return fail(fmt.Errorf("%s: %w", file, err))
 	}
-	defer engine.close()
-	review.admitAll(ctx, engine.dispatcher, runnable)
 
 	for i, c := range cases {
 		r, cr := reviews[i], report.Cases[i]
 		if r == nil {
 			continue
 		}
-		cr.took, cr.DurationSeconds = r.took, r.took.Seconds()
-		if r.err != nil {
-			cr.Error = errorText(r.err)
+		cr.took, cr.DurationSeconds = r.Took, r.Took.Seconds()
+		if r.Err != nil {
+			cr.Error = errorText(r.Err)
 			continue
 		}
-		allowed := r.result.Allowed
-		cr.Allowed, cr.Called, cr.Webhooks = &allowed, testsuite.Called(r.result), testsuite.Rows(r.result)
-		cr.Warnings, cr.AuditAnnotations = r.result.Warnings, r.result.AuditAnnotations
+		allowed := r.Result.Allowed
+		cr.Allowed, cr.Called, cr.Webhooks = &allowed, testsuite.Called(r.Result), testsuite.Rows(r.Result)
+		cr.Warnings, cr.AuditAnnotations = r.Result.Warnings, r.Result.AuditAnnotations
 		if !allowed {
-			cr.Status = r.result.Status
+			cr.Status = r.Result.Status
 		}
-		cr.Failures = testsuite.Check(c.Expect, r.result)
+		cr.Failures = testsuite.Check(c.Expect, r.Result)
 		cr.Passed = len(cr.Failures) == 0
 		if o.update && !cr.Passed {
-			if err := c.Update(r.result); err != nil {
+			if err := c.Update(r.Result); err != nil {
 				cr.Error = errorText(err)
 				continue
 			}

@@ -1,0 +1,119 @@
+package review
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/admitkit/admit/chain"
+	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/dispatch/convert"
+	"github.com/admitkit/admit/dispatch/matchconditions"
+)
+
+// Admit admits every outcome's request — the chain (unless WebhooksOnly) and the dispatcher
+// built once for all of them — with bounded concurrency; each result stays at its outcome.
+// Outcomes without a request are left as they are. The error is the user's configuration's:
+// webhooks or a cluster state the chain refuses.
+func (s *Session) Admit(ctx context.Context, outcomes []*Outcome) error {
+	var runnable []*Outcome
+	for _, o := range outcomes {
+		if o.Err == nil && o.Request != nil {
+			runnable = append(runnable, o)
+		}
+	}
+	if len(runnable) == 0 {
+		return nil
+	}
+	d, closeChain, err := s.dispatcher(ctx, runnable)
+	if err != nil {
+		return err
+	}
+	defer closeChain()
+
+	var done atomic.Int64
+	report := func() {
+		if s.cfg.Progress != nil {
+			s.cfg.Progress(int(done.Load()), len(outcomes))
+		}
+	}
+	done.Add(int64(len(outcomes) - len(runnable)))
+	report()
+	sem := make(chan struct{}, s.cfg.Concurrency)
+	var wg sync.WaitGroup
+	for _, o := range runnable {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; done.Add(1); report(); wg.Done() }()
+			reviewCtx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+			defer cancel()
+			start := s.cfg.Now()
+			o.Result, o.Err = d.Admit(reviewCtx, o.Request)
+			o.Took = s.cfg.Now().Sub(start)
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+// dispatcher builds what admits the requests: the webhooks, and the chain around them unless
+// WebhooksOnly. close stops the chain.
+func (s *Session) dispatcher(ctx context.Context, outcomes []*Outcome) (_ *dispatch.Dispatcher, close func(), err error) {
+	opts := dispatch.Options{
+		Mutating: s.cfg.Mutating, Validating: s.cfg.Validating, Resources: s.mapper,
+		Conditions: matchconditions.Compiler(nil), ServiceResolver: s.cfg.ServiceResolver, Transport: s.cfg.Transport,
+		MaxRequestBodyBytes: s.cfg.APIServer.MaxRequestBodyBytes, Now: s.cfg.Now,
+	}
+	close = func() {}
+	if s.cfg.WebhooksOnly {
+		opts.Namespaces = s.staticNamespaces()
+		if opts.Converter, err = convert.New(s.crds...); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		// The reviewed objects' namespaces exist unless the state is known to be whole.
+		var assumedNamespaces []string
+		if !s.cfg.CompleteState {
+			assumedNamespaces = Namespaces(outcomes)
+		}
+		// One moment for the whole run: every object created at it, whatever the order.
+		now := s.cfg.Now()
+		c, err := chain.New(ctx, chain.Config{
+			Objects: s.state(outcomes), Namespaces: assumedNamespaces, CRDs: s.crds,
+			FieldManager: s.cfg.FieldManager, ServiceCIDR: s.cfg.APIServer.ServiceCIDR,
+			DisallowPrivileged:     s.cfg.APIServer.DisallowPrivileged,
+			EnableAdmissionPlugins: s.cfg.APIServer.EnableAdmissionPlugins, DisableAdmissionPlugins: s.cfg.APIServer.DisableAdmissionPlugins,
+			AdmissionControlConfigFile: s.cfg.APIServer.AdmissionControlConfigFile,
+			Now:                        func() time.Time { return now },
+			NewUID:                     objectUID,
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("the cluster state: %w", err)
+		}
+		close = c.Close
+		c.Apply(&opts)
+		s.assumed = c.Assumed()
+	}
+	d, err := dispatch.New(opts)
+	if err != nil {
+		close()
+		return nil, nil, err
+	}
+	return d, close, nil
+}
+
+// objectUID is the uid of a created object, derived from what it is: the same on every run and
+// at any concurrency, distinct for distinct objects.
+func objectUID(req *dispatch.Request) string {
+	name := req.Name
+	if name == "" {
+		name = req.GeneratedName
+	}
+	key := req.Kind.GroupKind().String() + "/" + req.Namespace + "/" + name
+	return uuid.NewSHA1(uuid.NameSpaceURL, []byte("admit.dev/review/"+key)).String()
+}

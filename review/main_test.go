@@ -1,0 +1,14 @@
+package review
+
+import (
+	"os"
+	"testing"
+
+	"github.com/admitkit/admit/internal/kubelog"
+)
+
+func TestMain(m *testing.M) {
+	// Kubernetes' code logs through klog: its errors on stderr, its chatter nowhere.
+	kubelog.Route(os.Stderr)
+	os.Exit(m.Run())
+}

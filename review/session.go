@@ -1,0 +1,219 @@
+package review
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/admitkit/admit/chain"
+	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/resources"
+)
+
+// Config is what a Session reviews with: the cluster's admission configuration, its state and
+// its kube-apiserver's options.
+type Config struct {
+	// Mutating and Validating are the webhook configurations, as the apiserver stores them
+	// (config.Load gives them defaulted).
+	Mutating   []*admissionregistrationv1.MutatingWebhookConfiguration
+	Validating []*admissionregistrationv1.ValidatingWebhookConfiguration
+	// Policies are ValidatingAdmissionPolicies, MutatingAdmissionPolicies and their bindings.
+	Policies []Input
+	// Cluster is the state admission reads — Namespaces, ServiceAccounts, LimitRanges,
+	// PriorityClasses, policies' parameters, CRDs, ... — as given; Live is the same read from a
+	// cluster, which Cluster's objects override. What neither has is what a fresh cluster has.
+	Cluster, Live []*unstructured.Unstructured
+	// CRDs are CustomResourceDefinitions given apart from the state; those in Cluster, Live and
+	// among the reviewed objects count too.
+	CRDs []*apiextensionsv1.CustomResourceDefinition
+	// CompleteState says Cluster and Live are the whole cluster: a namespace they do not have does
+	// not exist (the apiserver answers 404) rather than being assumed.
+	CompleteState bool
+	// WebhooksOnly calls the webhooks with the objects as given and as patched, without
+	// kube-apiserver's decoding, defaults, built-in plugins and registry (package chain).
+	WebhooksOnly bool
+	// APIServer are the kube-apiserver options that change admission.
+	APIServer APIServerOptions
+	// FieldManager names the writer in managedFields; default chain.DefaultFieldManager.
+	FieldManager string
+	// ServiceResolver places the services webhooks call; Transport, when set, carries every call
+	// (dispatch.Options).
+	ServiceResolver dispatch.ServiceResolver
+	Transport       http.RoundTripper
+	// Concurrency bounds the admissions run at once; default 16.
+	Concurrency int
+	// Timeout is each request's deadline, as the apiserver's --request-timeout; default 60s.
+	Timeout time.Duration
+	// Now is the clock of the run's one moment: every created object's creation time; default
+	// time.Now.
+	Now func() time.Time
+	// Progress, when set, is told how many objects are done, as they finish.
+	Progress func(done, total int)
+	// Terms name the inputs in messages as the caller's users know them (admit review: "--old",
+	// "--crds"); defaults in plain words.
+	Terms Terms
+}
+
+// Terms name a Session's inputs in its messages.
+type Terms struct {
+	// OldObjects names the old objects of UPDATEs; default "the old objects".
+	OldObjects string
+	// CRDs names where CustomResourceDefinitions are given; default "their CustomResourceDefinition".
+	CRDs string
+}
+
+// APIServerOptions are kube-apiserver's flags that change admission, by their names.
+type APIServerOptions struct {
+	// DisallowPrivileged is --allow-privileged=false.
+	DisallowPrivileged bool
+	// EnableAdmissionPlugins and DisableAdmissionPlugins change the default plugins.
+	EnableAdmissionPlugins, DisableAdmissionPlugins []string
+	// AdmissionControlConfigFile is an AdmissionConfiguration file with plugins' configurations.
+	AdmissionControlConfigFile string
+	// MaxRequestBodyBytes is --max-request-body-bytes; default 3 MiB.
+	MaxRequestBodyBytes int64
+	// ServiceCIDR is the range of Services' cluster IPs; default chain.DefaultServiceCIDR.
+	ServiceCIDR string
+}
+
+// Session reviews objects with one Config. The objects it is created with are those of the
+// whole run: their CRDs are known to the others, and what they set up (a Namespace, a
+// ServiceAccount, a LimitRange) is read by the others' admission, as if applied together.
+type Session struct {
+	cfg     Config
+	all     []Input
+	crds    []*apiextensionsv1.CustomResourceDefinition
+	mapper  *resources.Mapper
+	scales  *chain.Scales
+	types   *runtime.Scheme
+	assumed []string
+}
+
+// New prepares a Session for the objects all of its reviews will cover. Its error is the
+// user's input: an invalid policy, a CRD that does not read, a policy under WebhooksOnly.
+func New(cfg Config, all []Input) (*Session, error) {
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = 16
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 60 * time.Second
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.FieldManager == "" {
+		cfg.FieldManager = chain.DefaultFieldManager
+	}
+	if cfg.Terms.OldObjects == "" {
+		cfg.Terms.OldObjects = "the old objects"
+	}
+	if cfg.Terms.CRDs == "" {
+		cfg.Terms.CRDs = "their CustomResourceDefinition"
+	}
+	for _, p := range cfg.Policies {
+		if !IsPolicy(p.Object) {
+			return nil, fmt.Errorf("%s: a %s is not an admission policy or binding", p.Source, p.Object.GetKind())
+		}
+		// kube-apiserver refuses an invalid policy: it never reaches the chain.
+		errs, kind, err := chain.PolicyErrors(p.Object)
+		if err == nil && len(errs) > 0 {
+			err = apierrors.NewInvalid(kind, p.Object.GetName(), errs)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p.Source, err)
+		}
+	}
+	if cfg.WebhooksOnly {
+		if first, n := policyCount(cfg); n > 0 {
+			// Policies run in kube-apiserver's own plugins, which are the chain: ignoring them
+			// would admit what they deny.
+			return nil, fmt.Errorf("webhooks-only calls webhooks alone, but the input has %d admission policies and bindings (the first at %s): they are evaluated with the chain", n, first)
+		}
+	}
+	crds, err := collectCRDs(cfg, all)
+	if err != nil {
+		return nil, err
+	}
+	mapper, err := resources.Builtin()
+	if err != nil {
+		return nil, err
+	}
+	if len(crds) > 0 {
+		if mapper, err = mapper.WithCRDs(crds...); err != nil {
+			return nil, err
+		}
+	}
+	types := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(types); err != nil {
+		return nil, fmt.Errorf("registering the built-in types: %w", err)
+	}
+	return &Session{cfg: cfg, all: all, crds: crds, mapper: mapper, scales: chain.NewScales(crds), types: types}, nil
+}
+
+// Assumed says, after Admit, what the chain assumed of the cluster beyond its state: what a
+// fresh 1.36 cluster has.
+func (s *Session) Assumed() []string { return append([]string(nil), s.assumed...) }
+
+// CRDs are the CustomResourceDefinitions the Session knows.
+func (s *Session) CRDs() []*apiextensionsv1.CustomResourceDefinition { return s.crds }
+
+// Outcome is one object's review: its request, and its result or why it could not be reviewed.
+type Outcome struct {
+	// Source and Object are the input as read.
+	Source string
+	Object *unstructured.Unstructured
+	// Request is the admission the apiserver would run; nil when Err says why there is none.
+	Request *dispatch.Request
+	// Result is the admission's outcome, after Admit.
+	Result *dispatch.Result
+	// Err is why the object could not be reviewed: the input's problem, or a malformed request.
+	Err error
+	// Took is how long the admission took.
+	Took time.Duration
+}
+
+// Name is the object's name after admission: a name a mutating webhook gave a generateName
+// CREATE, else the one the request names (the generated one).
+func (o *Outcome) Name() string {
+	if o.Result != nil && len(o.Result.Object) > 0 {
+		var head unstructured.Unstructured
+		if head.UnmarshalJSON(o.Result.Object) == nil && head.GetName() != "" {
+			return head.GetName()
+		}
+	}
+	if o.Request == nil {
+		if o.Object != nil {
+			return o.Object.GetName()
+		}
+		return ""
+	}
+	if o.Request.Name == "" {
+		return o.Request.GeneratedName
+	}
+	return o.Request.Name
+}
+
+// Review builds the requests of objects (UPDATEs of olds, paired by kind, namespace and name)
+// and admits them: the Session's one call for a single batch. Problems with one object are in
+// its Outcome; the error is for the olds or the Write.
+func (s *Session) Review(ctx context.Context, w Write, objects, olds []Input) ([]*Outcome, error) {
+	outcomes, err := s.Requests(objects, olds, w)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Admit(ctx, outcomes); err != nil {
+		return nil, err
+	}
+	return outcomes, nil
+}
+
+// OnProgress sets the callback told how many objects are done (Config.Progress).
+func (s *Session) OnProgress(f func(done, total int)) { s.cfg.Progress = f }

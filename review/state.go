@@ -1,0 +1,173 @@
+package review
+
+import (
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/admitkit/admit/dispatch"
+)
+
+// IsPolicy reports an admission policy or binding.
+func IsPolicy(obj *unstructured.Unstructured) bool {
+	gvk := obj.GroupVersionKind()
+	if gvk.Group != "admissionregistration.k8s.io" {
+		return false
+	}
+	switch gvk.Kind {
+	case "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding":
+		return true
+	}
+	return false
+}
+
+func isCRD(obj *unstructured.Unstructured) bool {
+	gvk := obj.GroupVersionKind()
+	return gvk.Group == "apiextensions.k8s.io" && gvk.Kind == "CustomResourceDefinition"
+}
+
+// policyCount counts the admission policies and bindings of cfg, and says where the first is.
+func policyCount(cfg Config) (first string, n int) {
+	for _, p := range cfg.Policies {
+		if n == 0 {
+			first = p.Source
+		}
+		n++
+	}
+	for _, obj := range cfg.Cluster {
+		if IsPolicy(obj) {
+			if n == 0 {
+				first = "the cluster state"
+			}
+			n++
+		}
+	}
+	return first, n
+}
+
+// collectCRDs gathers the CustomResourceDefinitions given, in the state, read from the cluster
+// and among the objects under review (a build that creates a CRD and its custom resources is
+// reviewed as if applied together), the first of each name.
+func collectCRDs(cfg Config, objects []Input) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	seen := map[string]bool{}
+	crds := append([]*apiextensionsv1.CustomResourceDefinition(nil), cfg.CRDs...)
+	for _, crd := range crds {
+		seen[crd.Name] = true
+	}
+	add := func(obj *unstructured.Unstructured, source string) error {
+		if !isCRD(obj) || seen[obj.GetName()] {
+			return nil
+		}
+		seen[obj.GetName()] = true
+		var crd apiextensionsv1.CustomResourceDefinition
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &crd); err != nil {
+			return fmt.Errorf("%s: reading CustomResourceDefinition: %w", source, err)
+		}
+		crds = append(crds, &crd)
+		return nil
+	}
+	for _, obj := range cfg.Cluster {
+		if err := add(obj, "the cluster state"); err != nil {
+			return nil, err
+		}
+	}
+	for _, obj := range cfg.Live {
+		if err := add(obj, "the live cluster"); err != nil {
+			return nil, err
+		}
+	}
+	for _, in := range objects {
+		if err := add(in.Object, in.Source); err != nil {
+			return nil, err
+		}
+	}
+	return crds, nil
+}
+
+// stateKinds are the kinds of objects under review that the admission of the others reads, as
+// if the whole input were applied to the cluster together: a Namespace, ServiceAccount,
+// LimitRange or PriorityClass in the input exists for the other objects' admission.
+func stateKinds() map[schema.GroupKind]bool {
+	return map[schema.GroupKind]bool{
+		{Kind: "Namespace"}: true, {Kind: "ServiceAccount"}: true, {Kind: "LimitRange"}: true, {Kind: "ResourceQuota"}: true,
+		{Group: "scheduling.k8s.io", Kind: "PriorityClass"}: true, {Group: "storage.k8s.io", Kind: "StorageClass"}: true,
+		{Group: "networking.k8s.io", Kind: "IngressClass"}: true, {Group: "node.k8s.io", Kind: "RuntimeClass"}: true,
+	}
+}
+
+// state is what the chain is given of the cluster: the given state (which wins), the policies,
+// what was read from the cluster, and the reviewed objects other objects' admission reads.
+func (s *Session) state(outcomes []*Outcome) []runtime.Object {
+	type key struct{ gk, namespace, name string }
+	seen := map[key]bool{}
+	var out []runtime.Object
+	add := func(obj *unstructured.Unstructured) {
+		k := key{obj.GroupVersionKind().GroupKind().String(), obj.GetNamespace(), obj.GetName()}
+		if seen[k] || obj.GetName() == "" || isCRD(obj) {
+			return // CRDs reach the chain as its Config.CRDs
+		}
+		seen[k] = true
+		out = append(out, obj)
+	}
+	for _, obj := range s.cfg.Cluster {
+		add(obj)
+	}
+	for _, p := range s.cfg.Policies {
+		add(p.Object)
+	}
+	for _, obj := range s.cfg.Live {
+		add(obj)
+	}
+	kinds := stateKinds()
+	for _, o := range outcomes {
+		if o.Err != nil || o.Object == nil || !kinds[o.Object.GroupVersionKind().GroupKind()] {
+			continue
+		}
+		switch o.Request.Operation {
+		case "CREATE", "UPDATE", "DELETE":
+			// Written, or being deleted: either way it exists, as given, for the others (and
+			// a Namespace being deleted has its own labels, not only its name label).
+			add(o.Object.DeepCopy())
+		}
+	}
+	return out
+}
+
+// Namespaces lists the namespaces the requests of outcomes live in, sorted: they exist, as the
+// cluster they are applied to would have them, unless the state is whole. A caller reading a
+// live cluster reads their service accounts and limits.
+func Namespaces(outcomes []*Outcome) []string {
+	seen := map[string]bool{}
+	for _, o := range outcomes {
+		if o.Request != nil && o.Request.Namespace != "" {
+			seen[o.Request.Namespace] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for ns := range seen {
+		out = append(out, ns)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// staticNamespaces serves the given state's namespace labels to the webhooks' namespaceSelectors
+// when no chain holds the state (WebhooksOnly).
+func (s *Session) staticNamespaces() dispatch.StaticNamespaces {
+	var namespaces []*corev1.Namespace
+	for _, obj := range s.cfg.Cluster {
+		if obj.GroupVersionKind() != (schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}) {
+			continue
+		}
+		var ns corev1.Namespace
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &ns); err == nil {
+			namespaces = append(namespaces, &ns)
+		}
+	}
+	return dispatch.NewStaticNamespaces(namespaces...)
+}
