@@ -49,11 +49,6 @@ type codec struct {
 	fields         *fieldManagers
 	strategies     map[resourceKey]strategy
 	defaultManager string
-	// internals remembers the internal object each recently encoded built-in object came from:
-	// the apiserver converts for a webhook of another version from its internal object, and a
-	// conversion from the encoding instead can differ (an autoscaling/v1 HPA's metrics
-	// annotations round-trip to values the internal object does not have).
-	internals *internalCache
 }
 
 func newCodec(custom *customResources, scales *Scales, strategies map[resourceKey]strategy, defaultManager string) *codec {
@@ -62,7 +57,6 @@ func newCodec(custom *customResources, scales *Scales, strategies map[resourceKe
 		scheme: scheme, codecs: codecs, custom: custom, scales: scales,
 		fields: newFieldManagers(scheme), strategies: strategies, defaultManager: defaultManager,
 		plain:     runtimejson.NewSerializerWithOptions(runtimejson.DefaultMetaFactory, scheme, scheme, runtimejson.SerializerOptions{}),
-		internals: newInternalCache(1024),
 	}
 }
 
@@ -73,7 +67,7 @@ func (c *codec) builtin(kind schema.GroupVersionKind) bool { return c.scheme.Rec
 func (c *codec) Decode(ctx context.Context, req *dispatch.Request) (*dispatch.Decoded, error) {
 	if req.SubResource == "scale" && len(req.Parent) > 0 && c.scales.Has(req.Resource.GroupResource()) {
 		// The scale handler reads the old Scale from the stored parent, defaulted.
-		stored, err := c.storedParent(req)
+		stored, err := c.storedParent(ctx, req)
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
@@ -100,7 +94,7 @@ func (c *codec) Decode(ctx context.Context, req *dispatch.Request) (*dispatch.De
 		if objectMeta, err := meta.Accessor(old); err == nil {
 			storedVersion(objectMeta)
 		}
-		if out.OldObject, err = c.fromInternal(old, req.Kind); err != nil {
+		if out.OldObject, err = c.fromInternal(ctx, old, req.Kind); err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
 	}
@@ -112,7 +106,7 @@ func (c *codec) Decode(ctx context.Context, req *dispatch.Request) (*dispatch.De
 		if obj, err = c.recordManager(req, obj, old, false); err != nil {
 			return nil, err
 		}
-		if out.Object, err = c.fromInternal(obj, req.Kind); err != nil {
+		if out.Object, err = c.fromInternal(ctx, obj, req.Kind); err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
 		out.Warnings = warnings
@@ -351,7 +345,7 @@ func (c *codec) toInternal(data []byte, kind schema.GroupVersionKind) (runtime.O
 // fromInternal converts an internal object to kind's version and encodes it as the webhook
 // plugin does. The encoding is remembered with a copy of the internal object. A custom resource
 // (unstructured) is encoded as it is.
-func (c *codec) fromInternal(obj runtime.Object, kind schema.GroupVersionKind) (json.RawMessage, error) {
+func (c *codec) fromInternal(ctx context.Context, obj runtime.Object, kind schema.GroupVersionKind) (json.RawMessage, error) {
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		return json.Marshal(u.Object)
 	}
@@ -363,7 +357,7 @@ func (c *codec) fromInternal(obj runtime.Object, kind schema.GroupVersionKind) (
 	if err != nil {
 		return nil, err
 	}
-	c.internals.put(out, obj.DeepCopyObject())
+	internals(ctx).put(out, obj.DeepCopyObject())
 	return out, nil
 }
 
@@ -433,7 +427,7 @@ func (c *codec) decodePlain(data []byte, kind schema.GroupVersionKind) (runtime.
 
 // Patched implements dispatch.Codec: what the mutating webhook plugin does with a patched
 // object. The apiserver compares the decoded objects before defaulting the new one.
-func (c *codec) Patched(kind schema.GroupVersionKind, before, patched json.RawMessage) (json.RawMessage, bool, error) {
+func (c *codec) Patched(_ context.Context, kind schema.GroupVersionKind, before, patched json.RawMessage) (json.RawMessage, bool, error) {
 	if !c.builtin(kind) {
 		if c.custom.knows(kind) {
 			return c.custom.patched(kind, before, patched)
@@ -460,18 +454,18 @@ func (c *codec) Patched(kind schema.GroupVersionKind, before, patched json.RawMe
 // Stored implements dispatch.Codec: the object encoded in its storage version and decoded back
 // with defaults, as the storage returns it to the handler (defaults that depend on fields the
 // registry set, such as a Job's labels from its template, appear only then).
-func (c *codec) Stored(_ context.Context, req *dispatch.Request, object json.RawMessage) (json.RawMessage, error) {
+func (c *codec) Stored(ctx context.Context, req *dispatch.Request, object json.RawMessage) (json.RawMessage, error) {
 	if req.SubResource == "scale" {
 		// The scale handler answers with the stored parent's Scale: what the preparation made.
 		return object, nil
 	}
 	if !c.builtin(req.Kind) {
 		if c.custom.knows(req.Kind) {
-			return c.custom.stored(req.Kind, object)
+			return c.custom.stored(ctx, req.Kind, object)
 		}
 		return object, nil
 	}
-	internal := c.internals.get(object)
+	internal := internals(ctx).get(object)
 	if internal == nil {
 		var err error
 		if internal, err = c.toInternal(object, req.Kind); err != nil {
@@ -482,7 +476,7 @@ func (c *codec) Stored(_ context.Context, req *dispatch.Request, object json.Raw
 	if versions := c.scheme.PrioritizedVersionsForGroup(req.Kind.Group); len(versions) > 0 {
 		storageKind = versions[0].WithKind(req.Kind.Kind)
 	}
-	encoded, err := c.fromInternal(internal, storageKind)
+	encoded, err := c.fromInternal(ctx, internal, storageKind)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
@@ -490,7 +484,7 @@ func (c *codec) Stored(_ context.Context, req *dispatch.Request, object json.Raw
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	out, err := c.fromInternal(read, req.Kind)
+	out, err := c.fromInternal(ctx, read, req.Kind)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
@@ -501,11 +495,11 @@ func (c *codec) Stored(_ context.Context, req *dispatch.Request, object json.Raw
 // through the internal version, as the apiserver converts for a webhook matched by an
 // equivalent resource (from its internal object) and back (a patched object into the internal
 // one). Custom resources convert as their CRD says.
-func (c *codec) Convert(object json.RawMessage, to schema.GroupVersionKind) (json.RawMessage, error) {
+func (c *codec) Convert(ctx context.Context, object json.RawMessage, to schema.GroupVersionKind) (json.RawMessage, error) {
 	if !c.builtin(to) {
-		return c.custom.convert(object, to)
+		return c.custom.convert(ctx, object, to)
 	}
-	internal := c.internals.get(object)
+	internal := internals(ctx).get(object)
 	if internal == nil {
 		versioned, from, err := c.codecs.UniversalDeserializer().Decode(object, nil, nil)
 		if err != nil {
@@ -517,7 +511,7 @@ func (c *codec) Convert(object json.RawMessage, to schema.GroupVersionKind) (jso
 			return nil, err
 		}
 	}
-	return c.fromInternal(internal, to)
+	return c.fromInternal(ctx, internal, to)
 }
 
 // jsonEqual compares two JSON documents by value.
@@ -551,32 +545,30 @@ func dedupOwnerReferences(refs []metav1.OwnerReference) ([]metav1.OwnerReference
 	return kept, duplicates
 }
 
-// internalCache maps encoded objects to the internal objects they were encoded from, keeping
-// the most recent ones.
+// internalCache maps the objects an admission encoded to the internal objects they were encoded
+// from: the apiserver converts for a webhook of another version from its internal object, and a
+// conversion from the encoding instead can differ (an autoscaling/v1 HPA's metrics annotations
+// round-trip to values the internal object does not have). It lasts one admission
+// (dispatch.AdmissionState), so that no admission's result depends on another's.
 type internalCache struct {
 	mu      sync.Mutex
-	max     int
 	objects map[string]runtime.Object
-	order   []string
 }
 
-func newInternalCache(max int) *internalCache {
-	return &internalCache{max: max, objects: map[string]runtime.Object{}}
+// internalsKey keeps an admission's internalCache.
+type internalsKey struct{}
+
+// internals is the internal objects of the admission ctx belongs to.
+func internals(ctx context.Context) *internalCache {
+	return dispatch.AdmissionState(ctx, internalsKey{}, func() any {
+		return &internalCache{objects: map[string]runtime.Object{}}
+	}).(*internalCache)
 }
 
 func (c *internalCache) put(encoded []byte, obj runtime.Object) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	key := string(encoded)
-	if _, ok := c.objects[key]; ok {
-		return
-	}
-	if len(c.order) >= c.max {
-		delete(c.objects, c.order[0])
-		c.order = c.order[1:]
-	}
-	c.objects[key] = obj
-	c.order = append(c.order, key)
+	c.objects[string(encoded)] = obj
 }
 
 // get returns a copy of the internal object encoded as encoded, or nil.

@@ -314,14 +314,14 @@ func (c *customResources) patched(kind schema.GroupVersionKind, before, patched 
 
 // stored is a custom resource as the storage writes and reads it: converted to the storage
 // version, pruned of what the schema does not know, defaulted, converted back.
-func (c *customResources) stored(kind schema.GroupVersionKind, object json.RawMessage) (json.RawMessage, error) {
+func (c *customResources) stored(ctx context.Context, kind schema.GroupVersionKind, object json.RawMessage) (json.RawMessage, error) {
 	storageKind := kind
 	for _, v := range c.versions[kind].crd.Spec.Versions {
 		if v.Storage {
 			storageKind.Version = v.Name
 		}
 	}
-	encoded, err := c.converter.Convert(object, storageKind)
+	encoded, err := c.converter.Convert(ctx, object, storageKind)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
@@ -338,7 +338,7 @@ func (c *customResources) stored(kind schema.GroupVersionKind, object json.RawMe
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	out, err := c.converter.Convert(read, kind)
+	out, err := c.converter.Convert(ctx, read, kind)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
@@ -346,8 +346,8 @@ func (c *customResources) stored(kind schema.GroupVersionKind, object json.RawMe
 }
 
 // convert converts a custom resource as its CRD's conversion strategy says.
-func (c *customResources) convert(object json.RawMessage, to schema.GroupVersionKind) (json.RawMessage, error) {
-	return c.converter.Convert(object, to)
+func (c *customResources) convert(ctx context.Context, object json.RawMessage, to schema.GroupVersionKind) (json.RawMessage, error) {
+	return c.converter.Convert(ctx, object, to)
 }
 
 // prepare is the generic store's work on a custom resource between mutating and validating

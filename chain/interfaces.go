@@ -1,6 +1,7 @@
 package chain
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -85,7 +86,7 @@ func (o objectInterfaces) convertCustom(in *unstructured.Unstructured, to schema
 	if err != nil {
 		return nil, err
 	}
-	converted, err := o.custom.convert(data, to)
+	converted, err := o.custom.convert(context.Background(), data, to)
 	if err != nil {
 		return nil, err
 	}

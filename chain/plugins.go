@@ -374,7 +374,7 @@ func (b *builtin) run(ctx context.Context, at *dispatch.Attributes, mutate bool)
 		nameTokenVolume(before, obj, req)
 	}
 	if mutate && obj != nil && !apiequality.Semantic.DeepEqual(before, obj) {
-		out, err := b.codec.fromInternal(obj, req.Kind)
+		out, err := b.codec.fromInternal(ctx, obj, req.Kind)
 		if err != nil {
 			return apierrors.NewInternalError(err)
 		}

@@ -356,7 +356,7 @@ func (p *policyPlugins) run(ctx context.Context, at *dispatch.Attributes) error 
 	}
 	annotations.publish(at)
 	if changed {
-		out, err := p.codec.fromInternal(obj, req.Kind)
+		out, err := p.codec.fromInternal(ctx, obj, req.Kind)
 		if err != nil {
 			return apierrors.NewInternalError(err)
 		}

@@ -167,7 +167,7 @@ func (p *preparer) prepare(ctx context.Context, at *dispatch.Attributes) error {
 			return err
 		}
 	}
-	prepared, err := p.codec.fromInternal(obj, req.Kind)
+	prepared, err := p.codec.fromInternal(ctx, obj, req.Kind)
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}

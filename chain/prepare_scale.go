@@ -42,7 +42,7 @@ func (p *preparer) prepareScale(ctx context.Context, at *dispatch.Attributes) er
 	if errs := autoscalingvalidation.ValidateScale(scale); len(errs) > 0 {
 		return apierrors.NewInvalid(autoscaling.Kind("Scale"), scale.Name, errs)
 	}
-	stored, err := p.codec.storedParent(req)
+	stored, err := p.codec.storedParent(ctx, req)
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
@@ -128,7 +128,7 @@ func (p *preparer) prepareParent(ctx context.Context, req *dispatch.Request, par
 	if err := rest.BeforeUpdate(s.update, requestContext(ctx, req, recorder), obj, old); err != nil {
 		return nil, err
 	}
-	return p.codec.fromInternal(obj, kind)
+	return p.codec.fromInternal(ctx, obj, kind)
 }
 
 // withResourceVersion sets an object's metadata.resourceVersion.
@@ -148,7 +148,7 @@ func mustMarshal(v any) []byte {
 
 // storedParent is a scale request's parent as the storage returns it: a built-in kind decoded
 // with its defaults (a Deployment without replicas has 1).
-func (c *codec) storedParent(req *dispatch.Request) ([]byte, error) {
+func (c *codec) storedParent(ctx context.Context, req *dispatch.Request) ([]byte, error) {
 	var head unstructured.Unstructured
 	if err := head.UnmarshalJSON(req.Parent); err != nil {
 		return nil, fmt.Errorf("the object the scale is of: %w", err)
@@ -168,5 +168,5 @@ func (c *codec) storedParent(req *dispatch.Request) ([]byte, error) {
 	if objectMeta, err := meta.Accessor(obj); err == nil {
 		storedVersion(objectMeta)
 	}
-	return c.fromInternal(obj, kind)
+	return c.fromInternal(ctx, obj, kind)
 }

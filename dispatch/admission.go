@@ -37,6 +37,9 @@ type admission struct {
 	annotations map[string]string
 	webhooks    []WebhookResult
 	values      map[any]any
+	// stages is a context of this admission for the stages called without the request's own
+	// (a Converter converting for a webhook).
+	stages context.Context
 }
 
 func newAdmission(d *Dispatcher, req *Request) *admission {
@@ -51,7 +54,35 @@ func newAdmission(d *Dispatcher, req *Request) *admission {
 	if len(req.OldObject) > 0 {
 		a.oldObject = req.OldObject
 	}
+	a.stages = withAdmission(context.Background(), a)
 	return a
+}
+
+// admissionKey marks a context that belongs to an admission.
+type admissionKey struct{}
+
+func withAdmission(ctx context.Context, a *admission) context.Context {
+	return context.WithValue(ctx, admissionKey{}, a)
+}
+
+// AdmissionState returns the state a stage keeps under key for the admission ctx belongs to,
+// made by init on first use: what the stage remembers lasts this admission only, so nothing it
+// keeps can change another admission's result. The contexts the Dispatcher gives its stages — a
+// Codec, a Converter, Plugins, the Preparer — belong to the admission; for another context,
+// init's value is returned and kept nowhere.
+func AdmissionState(ctx context.Context, key any, init func() any) any {
+	a, ok := ctx.Value(admissionKey{}).(*admission)
+	if !ok {
+		return init()
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if v, ok := a.values[key]; ok {
+		return v
+	}
+	v := init()
+	a.values[key] = v
+	return v
 }
 
 // The phases and steps of an admission, in the order the result lists them.
@@ -147,7 +178,7 @@ func (a *admission) convert(obj json.RawMessage, kind schema.GroupVersionKind) (
 	if a.d.converter == nil {
 		return nil, fmt.Errorf("no conversion from %s to %s is configured", a.req.Kind, kind)
 	}
-	return a.d.converter.Convert(obj, kind)
+	return a.d.converter.Convert(a.stages, obj, kind)
 }
 
 // semanticallyEqual compares two JSON documents by value: key order, spacing and the spelling of

@@ -172,6 +172,7 @@ func (d *Dispatcher) Admit(ctx context.Context, req *Request) (*Result, error) {
 		return nil, fmt.Errorf("invalid admission request: %w", err)
 	}
 	a := newAdmission(d, req)
+	ctx = withAdmission(ctx, a)
 
 	start := d.now()
 	err := a.readBody()

@@ -44,7 +44,7 @@ type ResourceMapper interface {
 // Converter converts an object between versions of the same resource, for webhooks matched
 // through matchPolicy Equivalent that expect another version.
 type Converter interface {
-	Convert(object json.RawMessage, to schema.GroupVersionKind) (json.RawMessage, error)
+	Convert(ctx context.Context, object json.RawMessage, to schema.GroupVersionKind) (json.RawMessage, error)
 }
 
 // invocation is a webhook to call and the resource version it is called for.

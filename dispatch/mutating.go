@@ -160,7 +160,7 @@ func (a *admission) callMutating(ctx context.Context, inv *invocation, round, in
 	if a.d.codec != nil {
 		// The apiserver decodes the patched object into the webhook's version of the kind and
 		// defaults it: the next webhook sees that object.
-		if patched, changed, err = a.d.codec.Patched(inv.kind, object, patched); err != nil {
+		if patched, changed, err = a.d.codec.Patched(ctx, inv.kind, object, patched); err != nil {
 			return false, sent, asStatusError(err)
 		}
 	} else {
@@ -172,7 +172,7 @@ func (a *admission) callMutating(ctx context.Context, inv *invocation, round, in
 		changed = applied.changed
 	}
 	if inv.kind != a.req.Kind && a.d.converter != nil {
-		if patched, err = a.d.converter.Convert(patched, a.req.Kind); err != nil {
+		if patched, err = a.d.converter.Convert(ctx, patched, a.req.Kind); err != nil {
 			return false, sent, apierrors.NewInternalError(err)
 		}
 	}

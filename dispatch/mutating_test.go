@@ -350,7 +350,7 @@ func (hpaResources) KindFor(gvr schema.GroupVersionResource, _ string) (schema.G
 // apiVersionConverter rewrites apiVersion only, which is enough for the test's object.
 type apiVersionConverter struct{}
 
-func (apiVersionConverter) Convert(obj json.RawMessage, to schema.GroupVersionKind) (json.RawMessage, error) {
+func (apiVersionConverter) Convert(_ context.Context, obj json.RawMessage, to schema.GroupVersionKind) (json.RawMessage, error) {
 	var v map[string]any
 	if err := json.Unmarshal(obj, &v); err != nil {
 		return nil, err

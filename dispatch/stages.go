@@ -28,7 +28,7 @@ type Codec interface {
 	// version the webhook was called with): decode it into kind's Go type (a member the type
 	// lacks disappears) and default it. changed reports whether the decoded object, before
 	// defaulting, differs from before; it decides reinvocation. An error fails the request.
-	Patched(kind schema.GroupVersionKind, before, patched json.RawMessage) (object json.RawMessage, changed bool, err error)
+	Patched(ctx context.Context, kind schema.GroupVersionKind, before, patched json.RawMessage) (object json.RawMessage, changed bool, err error)
 	// Stored is the admitted object as the storage writes it and reads it back, which is what
 	// the client receives: encoded in the storage version (a custom resource pruned of what its
 	// schema does not know) and decoded with defaults.

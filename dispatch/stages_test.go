@@ -204,7 +204,7 @@ func (c *recordingCodec) Stored(_ context.Context, _ *Request, object json.RawMe
 	return json.RawMessage(strings.Replace(string(object), `"spec":{`, `"spec":{"stored":true,`, 1)), nil
 }
 
-func (c *recordingCodec) Patched(kind schema.GroupVersionKind, _, patched json.RawMessage) (json.RawMessage, bool, error) {
+func (c *recordingCodec) Patched(_ context.Context, kind schema.GroupVersionKind, _, patched json.RawMessage) (json.RawMessage, bool, error) {
 	c.patchedKinds = append(c.patchedKinds, kind)
 	return json.RawMessage(strings.Replace(string(patched), `"spec":{`, `"spec":{"redefaulted":true,`, 1)), c.changed, nil
 }
@@ -322,4 +322,48 @@ func TestRequestBodyLimit(t *testing.T) {
 			}
 		})
 	}
+}
+
+// State a stage keeps with AdmissionState lasts one admission: the next admission starts
+// without it, and a context of no admission keeps nothing.
+func TestAdmissionStateLastsOneAdmission(t *testing.T) {
+	type counter struct{ n int }
+	type key struct{}
+	seen := []int{}
+	codec := &countingCodec{decode: func(ctx context.Context) {
+		c := AdmissionState(ctx, key{}, func() any { return &counter{} }).(*counter)
+		c.n++
+		again := AdmissionState(ctx, key{}, func() any { return &counter{} }).(*counter)
+		again.n++
+		seen = append(seen, again.n)
+	}}
+	d := newDispatcher(t, nil, nil, Options{Codec: codec})
+	for range 2 {
+		if _, err := d.Admit(context.Background(), podRequest(admissionv1.Create)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if diff := cmp.Diff([]int{2, 2}, seen); diff != "" {
+		t.Errorf("counts per admission (-want +got):\n%s", diff)
+	}
+	outside := AdmissionState(context.Background(), key{}, func() any { return &counter{n: 7} }).(*counter)
+	if outside.n != 7 || AdmissionState(context.Background(), key{}, func() any { return &counter{} }).(*counter).n != 0 {
+		t.Error("a context of no admission kept state")
+	}
+}
+
+// countingCodec decodes nothing, and tells decode about each admission's context.
+type countingCodec struct{ decode func(ctx context.Context) }
+
+func (c *countingCodec) Decode(ctx context.Context, req *Request) (*Decoded, error) {
+	c.decode(ctx)
+	return &Decoded{Object: req.Object, OldObject: req.OldObject}, nil
+}
+
+func (c *countingCodec) Patched(_ context.Context, _ schema.GroupVersionKind, _, patched json.RawMessage) (json.RawMessage, bool, error) {
+	return patched, true, nil
+}
+
+func (c *countingCodec) Stored(_ context.Context, _ *Request, object json.RawMessage) (json.RawMessage, error) {
+	return object, nil
 }

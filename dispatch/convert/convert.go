@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,7 +62,7 @@ func New(crds ...*apiextensionsv1.CustomResourceDefinition) (*Converter, error) 
 
 // Convert returns object, which names its own apiVersion and kind, in the version of to.
 // Converting to the object's own version returns it unchanged.
-func (c *Converter) Convert(object json.RawMessage, to schema.GroupVersionKind) (json.RawMessage, error) {
+func (c *Converter) Convert(_ context.Context, object json.RawMessage, to schema.GroupVersionKind) (json.RawMessage, error) {
 	from, err := kindOf(object)
 	if err != nil {
 		return nil, err

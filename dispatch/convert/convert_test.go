@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -76,7 +77,7 @@ func TestConvertMatchesAPIServer(t *testing.T) {
 		t.Run(tt.object+" "+tt.from+" to "+tt.to, func(t *testing.T) {
 			in := readTestdata(t, tt.object+"."+tt.from+".json")
 			want := readTestdata(t, tt.object+"."+tt.to+".json")
-			got, err := c.Convert(in, tt.kind)
+			got, err := c.Convert(context.Background(), in, tt.kind)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,7 +140,7 @@ func TestConvertHorizontalPodAutoscaler(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := c.Convert(json.RawMessage(tt.in), tt.to)
+			got, err := c.Convert(context.Background(), json.RawMessage(tt.in), tt.to)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -214,7 +215,7 @@ func TestConvertCustomResources(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := c.Convert(json.RawMessage(gadget), tt.to)
+			got, err := c.Convert(context.Background(), json.RawMessage(gadget), tt.to)
 			if tt.wantErr != "" {
 				if err == nil || err.Error() != tt.wantErr {
 					t.Fatalf("error = %v, want %q", err, tt.wantErr)
@@ -278,7 +279,7 @@ func TestConvertErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := c.Convert(json.RawMessage(tt.in), tt.to)
+			_, err := c.Convert(context.Background(), json.RawMessage(tt.in), tt.to)
 			if err == nil || err.Error() != tt.wantErr {
 				t.Fatalf("error = %v, want %q", err, tt.wantErr)
 			}
@@ -292,7 +293,7 @@ func TestConvertToTheSameVersionKeepsTheBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := json.RawMessage(`{"kind":"HorizontalPodAutoscaler","apiVersion":"autoscaling/v1", "spec":{"unknown":1}}`)
-	got, err := c.Convert(in, hpaV1Kind)
+	got, err := c.Convert(context.Background(), in, hpaV1Kind)
 	if err != nil {
 		t.Fatal(err)
 	}

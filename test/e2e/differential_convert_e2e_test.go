@@ -163,7 +163,7 @@ func TestDifferentialConvertMatchesAPIServer(t *testing.T) {
 						continue
 					}
 					kind := schema.GroupVersionKind{Group: to.Group, Version: to.Version, Kind: obj.GetKind()}
-					converted, err := converter.Convert(reads[from], kind)
+					converted, err := converter.Convert(context.Background(), reads[from], kind)
 					if err != nil {
 						t.Fatalf("converting the %s read to %s: %v", describe(from), describe(to), err)
 					}
