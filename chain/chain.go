@@ -9,9 +9,10 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	corev1listers "k8s.io/client-go/listers/core/v1"
 
-	"github.com/admitkit/admit/dispatch"
-	"github.com/admitkit/admit/dispatch/live"
+	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/resources"
 )
 
@@ -52,17 +53,17 @@ type Config struct {
 	// Now is the clock of creation timestamps; default time.Now. NewUID gives the uid of each
 	// created object; default random UUIDs.
 	Now    func() time.Time
-	NewUID func(req *dispatch.Request) string
+	NewUID func(req *engine.Request) string
 }
 
-// Chain is kube-apiserver's admission path around the webhooks, ready to be given to a
-// dispatcher with Apply. It is safe for concurrent admissions. Close stops it.
+// Chain is kube-apiserver's admission path around the webhooks: its Steps go into an
+// engine.Pipeline with the webhooks' steps. It is safe for concurrent admissions. Close stops it.
 type Chain struct {
 	codec    *codec
 	preparer *preparer
 	cluster  *cluster
-	before   []dispatch.Plugin
-	after    []dispatch.ValidatingPlugin
+	before   []engine.Step
+	after    []engine.ValidatingStep
 	// policyClusters are the clusters of the admission policy plugins, one per binding.
 	policyClusters []*cluster
 }
@@ -74,7 +75,7 @@ func New(ctx context.Context, cfg Config) (*Chain, error) {
 		cfg.Now = time.Now
 	}
 	if cfg.NewUID == nil {
-		cfg.NewUID = func(*dispatch.Request) string { return uuid.NewString() }
+		cfg.NewUID = func(*engine.Request) string { return uuid.NewString() }
 	}
 	if err := setupCapabilities(!cfg.DisallowPrivileged); err != nil {
 		return nil, err
@@ -180,24 +181,60 @@ func (c *Chain) Close() {
 // sentences: what a fresh 1.36 cluster has.
 func (c *Chain) Assumed() []string { return append([]string(nil), c.cluster.assumed...) }
 
-// Apply sets the dispatcher options that make a Dispatcher run the whole chain: the codec and
-// converter, the built-in admission plugins, the registry's preparation, and namespace labels
-// from the cluster state. Options already set by the caller are kept.
-func (c *Chain) Apply(opts *dispatch.Options) {
-	if opts.Codec == nil {
-		opts.Codec = c.codec
+// Steps are the chain's steps for an engine.Pipeline, in kube-apiserver's order around the
+// webhooks, and what the webhooks read of the chain.
+type Steps struct {
+	// Codec decodes, defaults and stores objects; the webhooks read patched objects with it.
+	Codec engine.Codec
+	// Converter converts objects for webhooks matched through an equivalent version.
+	Converter engine.Converter
+	// Mutating run before the mutating webhooks in every round: the built-in mutating plugins,
+	// then the mutating admission policies.
+	Mutating []engine.MutatingStep
+	// Preparer is the registry's preparation between the phases.
+	Preparer engine.Preparer
+	// Validating run before the validating webhooks: the built-in validating plugins, then the
+	// validating admission policies. AfterWebhooks run after them: ResourceQuota.
+	Validating, AfterWebhooks []engine.ValidatingStep
+	// Namespaces lists the cluster state's namespaces, and Client reads one the lister does not
+	// have yet, for the webhooks' namespaceSelectors.
+	Namespaces corev1listers.NamespaceLister
+	Client     kubernetes.Interface
+}
+
+// Steps returns the chain's steps, for a Pipeline that puts the webhooks among them.
+func (c *Chain) Steps() Steps {
+	s := Steps{Codec: c.codec, Converter: c.codec, Preparer: c.preparer, AfterWebhooks: append([]engine.ValidatingStep(nil), c.after...),
+		Namespaces: c.cluster.informers.Core().V1().Namespaces().Lister(), Client: c.cluster.client}
+	for _, step := range c.before {
+		if m, ok := step.(engine.MutatingStep); ok {
+			s.Mutating = append(s.Mutating, m)
+		}
+		if v, ok := step.(engine.ValidatingStep); ok {
+			s.Validating = append(s.Validating, v)
+		}
 	}
-	if opts.Converter == nil {
-		opts.Converter = c.codec
+	return s
+}
+
+// Pipeline puts webhooks' steps where kube-apiserver runs them among the chain's: the mutating
+// plugins and policies, then the mutating webhooks, in every round; the registry's preparation;
+// the validating plugins and policies, the validating webhooks, then ResourceQuota. The
+// caller sets the Pipeline's limits, clock and observer. A nil step leaves its phase without
+// webhooks.
+func (s Steps) Pipeline(mutatingWebhooks engine.MutatingStep, validatingWebhooks engine.ValidatingStep) *engine.Pipeline {
+	mutating := append([]engine.MutatingStep(nil), s.Mutating...)
+	if mutatingWebhooks != nil {
+		mutating = append(mutating, mutatingWebhooks)
 	}
-	if opts.Preparer == nil {
-		opts.Preparer = c.preparer
+	validating := append([]engine.ValidatingStep(nil), s.Validating...)
+	if validatingWebhooks != nil {
+		validating = append(validating, validatingWebhooks)
 	}
-	if opts.Namespaces == nil {
-		opts.Namespaces = live.ListerNamespaces{Lister: c.cluster.informers.Core().V1().Namespaces().Lister(), Client: c.cluster.client}
+	return &engine.Pipeline{
+		Codec: s.Codec, Preparer: s.Preparer,
+		Mutating: mutating, Validating: append(validating, s.AfterWebhooks...),
 	}
-	opts.Plugins = append(append([]dispatch.Plugin(nil), c.before...), opts.Plugins...)
-	opts.PluginsAfterWebhooks = append(append([]dispatch.ValidatingPlugin(nil), opts.PluginsAfterWebhooks...), c.after...)
 }
 
 // PluginNames lists the built-in admission plugins the chain runs, in order.

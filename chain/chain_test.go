@@ -19,6 +19,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/dispatch/live"
+	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/internal/webhooktest"
 	"github.com/admitkit/admit/resources"
 )
@@ -29,7 +31,7 @@ func fixedTime() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) 
 func newChain(t *testing.T, cfg Config) *Chain {
 	t.Helper()
 	cfg.Now = fixedTime
-	cfg.NewUID = func(*dispatch.Request) string { return "11111111-2222-3333-4444-555555555555" }
+	cfg.NewUID = func(*engine.Request) string { return "11111111-2222-3333-4444-555555555555" }
 	c, err := New(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -38,18 +40,25 @@ func newChain(t *testing.T, cfg Config) *Chain {
 	return c
 }
 
-func newDispatcher(t *testing.T, c *Chain, opts dispatch.Options) *dispatch.Dispatcher {
+// newDispatcher admits through the chain's steps with opts' webhooks among them.
+func newDispatcher(t *testing.T, c *Chain, opts dispatch.Options) *engine.Pipeline {
 	t.Helper()
-	c.Apply(&opts)
-	d, err := dispatch.New(opts)
+	steps := c.Steps()
+	opts.Codec, opts.Converter = steps.Codec, steps.Converter
+	if opts.Namespaces == nil {
+		opts.Namespaces = live.ListerNamespaces{Lister: steps.Namespaces, Client: steps.Client}
+	}
+	w, err := dispatch.NewWebhooks(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return d
+	p := steps.Pipeline(w.Mutating(), w.Validating())
+	p.MaxRequestBodyBytes = opts.MaxRequestBodyBytes
+	return p
 }
 
 // request builds a CREATE (or UPDATE, with old) of a YAML object in namespace default.
-func request(t *testing.T, gvr schema.GroupVersionResource, object, old string) *dispatch.Request {
+func request(t *testing.T, gvr schema.GroupVersionResource, object, old string) *engine.Request {
 	t.Helper()
 	obj, err := yaml.YAMLToJSON([]byte(object))
 	if err != nil {
@@ -64,7 +73,7 @@ func request(t *testing.T, gvr schema.GroupVersionResource, object, old string) 
 		t.Fatal(err)
 	}
 	gv, _ := schema.ParseGroupVersion(head.APIVersion)
-	req := &dispatch.Request{Kind: gv.WithKind(head.Kind), Resource: gvr, Name: head.Metadata.Name, Namespace: head.Metadata.Namespace,
+	req := &engine.Request{Kind: gv.WithKind(head.Kind), Resource: gvr, Name: head.Metadata.Name, Namespace: head.Metadata.Namespace,
 		Operation: admissionv1.Create, Object: obj}
 	if old != "" {
 		req.Operation = admissionv1.Update
@@ -138,7 +147,7 @@ spec:
 	}
 	changed := map[string]bool{}
 	for _, w := range res.Webhooks {
-		if w.Outcome == dispatch.OutcomePatched {
+		if w.Outcome == engine.OutcomePatched {
 			changed[w.Name] = true
 		}
 	}

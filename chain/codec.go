@@ -24,7 +24,7 @@ import (
 	"k8s.io/apiserver/pkg/endpoints/handlers"
 	"k8s.io/apiserver/pkg/registry/rest"
 
-	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/patch"
 )
 
@@ -56,15 +56,15 @@ func newCodec(custom *customResources, scales *Scales, strategies map[resourceKe
 	return &codec{
 		scheme: scheme, codecs: codecs, custom: custom, scales: scales,
 		fields: newFieldManagers(scheme), strategies: strategies, defaultManager: defaultManager,
-		plain:     runtimejson.NewSerializerWithOptions(runtimejson.DefaultMetaFactory, scheme, scheme, runtimejson.SerializerOptions{}),
+		plain: runtimejson.NewSerializerWithOptions(runtimejson.DefaultMetaFactory, scheme, scheme, runtimejson.SerializerOptions{}),
 	}
 }
 
 // builtin reports whether kind is one of the scheme's (a built-in kind).
 func (c *codec) builtin(kind schema.GroupVersionKind) bool { return c.scheme.Recognizes(kind) }
 
-// Decode implements dispatch.Codec.
-func (c *codec) Decode(ctx context.Context, req *dispatch.Request) (*dispatch.Decoded, error) {
+// Decode implements engine.Codec.
+func (c *codec) Decode(ctx context.Context, req *engine.Request) (*engine.Decoded, error) {
 	if req.SubResource == "scale" && len(req.Parent) > 0 && c.scales.Has(req.Resource.GroupResource()) {
 		// The scale handler reads the old Scale from the stored parent, defaulted.
 		stored, err := c.storedParent(ctx, req)
@@ -82,9 +82,9 @@ func (c *codec) Decode(ctx context.Context, req *dispatch.Request) (*dispatch.De
 		if c.custom.knows(req.Kind) {
 			return c.decodeCustom(req)
 		}
-		return &dispatch.Decoded{Object: req.Object, OldObject: req.OldObject}, nil
+		return &engine.Decoded{Object: req.Object, OldObject: req.OldObject}, nil
 	}
-	out := &dispatch.Decoded{Object: req.Object}
+	out := &engine.Decoded{Object: req.Object}
 	var old runtime.Object
 	if len(req.OldObject) > 0 {
 		var err error
@@ -115,12 +115,12 @@ func (c *codec) Decode(ctx context.Context, req *dispatch.Request) (*dispatch.De
 }
 
 // decodeCustom is Decode for a custom resource.
-func (c *codec) decodeCustom(req *dispatch.Request) (*dispatch.Decoded, error) {
+func (c *codec) decodeCustom(req *engine.Request) (*engine.Decoded, error) {
 	obj, old, warnings, err := c.custom.decode(req)
 	if err != nil {
 		return nil, err
 	}
-	out := &dispatch.Decoded{Object: req.Object, Warnings: warnings}
+	out := &engine.Decoded{Object: req.Object, Warnings: warnings}
 	if old != nil {
 		if out.OldObject, err = json.Marshal(old.Object); err != nil {
 			return nil, apierrors.NewInternalError(err)
@@ -144,7 +144,7 @@ func (c *codec) decodeCustom(req *dispatch.Request) (*dispatch.Decoded, error) {
 
 // recordManager is the handler's field manager update before mutating admission: who writes
 // which fields, in metadata.managedFields. live is the stored object (nil on CREATE).
-func (c *codec) recordManager(req *dispatch.Request, obj, live runtime.Object, custom bool) (runtime.Object, error) {
+func (c *codec) recordManager(req *engine.Request, obj, live runtime.Object, custom bool) (runtime.Object, error) {
 	if c.fields == nil {
 		return obj, nil
 	}
@@ -210,7 +210,7 @@ func managedFieldsKey(e metav1.ManagedFieldsEntry) string {
 }
 
 // fieldManagerName is the request options' fieldManager, or the default.
-func fieldManagerName(req *dispatch.Request, fallback string) string {
+func fieldManagerName(req *engine.Request, fallback string) string {
 	var options struct {
 		FieldManager string `json:"fieldManager"`
 	}
@@ -224,7 +224,7 @@ func fieldManagerName(req *dispatch.Request, fallback string) string {
 // admission: the decoder to the internal version (defaulting on the way), the field validation
 // directive, the API version check, system metadata wiped on CREATE, the namespace reconciled
 // with the request's, and duplicate owner references dropped with a warning.
-func (c *codec) decodeRequestObject(req *dispatch.Request) (runtime.Object, []string, error) {
+func (c *codec) decodeRequestObject(req *engine.Request) (runtime.Object, []string, error) {
 	directive, err := fieldValidation(req)
 	if err != nil {
 		return nil, nil, err
@@ -296,7 +296,7 @@ func decodeError(kind schema.GroupVersionKind, gvk *schema.GroupVersionKind, int
 
 // fieldValidation reads the request's field validation directive; the apiserver's default is
 // Warn.
-func fieldValidation(req *dispatch.Request) (string, error) {
+func fieldValidation(req *engine.Request) (string, error) {
 	if len(req.Options) == 0 {
 		return metav1.FieldValidationWarn, nil
 	}
@@ -370,7 +370,7 @@ type internalObjects struct {
 
 // internalObject is the admission's object as the plugins take it: the internal version for a
 // built-in kind, an unstructured object for a custom resource; nil when there is none.
-func (c *codec) internalObject(at *dispatch.Attributes) (runtime.Object, error) {
+func (c *codec) internalObject(at *engine.Attributes) (runtime.Object, error) {
 	data := at.Object()
 	if len(data) == 0 || at.Request.Operation == admissionv1.Connect {
 		return nil, nil
@@ -387,7 +387,7 @@ func (c *codec) internalObject(at *dispatch.Attributes) (runtime.Object, error) 
 }
 
 // internalOldObject is the old object as the plugins take it.
-func (c *codec) internalOldObject(at *dispatch.Attributes) (runtime.Object, error) {
+func (c *codec) internalOldObject(at *engine.Attributes) (runtime.Object, error) {
 	if len(at.OldObject()) == 0 {
 		return nil, nil
 	}
@@ -399,7 +399,7 @@ func (c *codec) internalOldObject(at *dispatch.Attributes) (runtime.Object, erro
 }
 
 // rememberInternal keeps obj as the internal object of data for the admission's next plugin.
-func (c *codec) rememberInternal(at *dispatch.Attributes, data []byte, obj runtime.Object) {
+func (c *codec) rememberInternal(at *engine.Attributes, data []byte, obj runtime.Object) {
 	at.SetValue(internalObjects{}, &internalObjects{json: string(data), object: obj})
 }
 
@@ -425,7 +425,7 @@ func (c *codec) decodePlain(data []byte, kind schema.GroupVersionKind) (runtime.
 	return obj, err
 }
 
-// Patched implements dispatch.Codec: what the mutating webhook plugin does with a patched
+// Patched implements engine.Codec: what the mutating webhook plugin does with a patched
 // object. The apiserver compares the decoded objects before defaulting the new one.
 func (c *codec) Patched(_ context.Context, kind schema.GroupVersionKind, before, patched json.RawMessage) (json.RawMessage, bool, error) {
 	if !c.builtin(kind) {
@@ -451,10 +451,10 @@ func (c *codec) Patched(_ context.Context, kind schema.GroupVersionKind, before,
 	return out, changed, nil
 }
 
-// Stored implements dispatch.Codec: the object encoded in its storage version and decoded back
+// Stored implements engine.Codec: the object encoded in its storage version and decoded back
 // with defaults, as the storage returns it to the handler (defaults that depend on fields the
 // registry set, such as a Job's labels from its template, appear only then).
-func (c *codec) Stored(ctx context.Context, req *dispatch.Request, object json.RawMessage) (json.RawMessage, error) {
+func (c *codec) Stored(ctx context.Context, req *engine.Request, object json.RawMessage) (json.RawMessage, error) {
 	if req.SubResource == "scale" {
 		// The scale handler answers with the stored parent's Scale: what the preparation made.
 		return object, nil
@@ -491,7 +491,7 @@ func (c *codec) Stored(ctx context.Context, req *dispatch.Request, object json.R
 	return out, nil
 }
 
-// Convert implements dispatch.Converter: an object converted to another version of its kind
+// Convert implements engine.Converter: an object converted to another version of its kind
 // through the internal version, as the apiserver converts for a webhook matched by an
 // equivalent resource (from its internal object) and back (a patched object into the internal
 // one). Custom resources convert as their CRD says.
@@ -549,7 +549,7 @@ func dedupOwnerReferences(refs []metav1.OwnerReference) ([]metav1.OwnerReference
 // from: the apiserver converts for a webhook of another version from its internal object, and a
 // conversion from the encoding instead can differ (an autoscaling/v1 HPA's metrics annotations
 // round-trip to values the internal object does not have). It lasts one admission
-// (dispatch.AdmissionState), so that no admission's result depends on another's.
+// (engine.AdmissionState), so that no admission's result depends on another's.
 type internalCache struct {
 	mu      sync.Mutex
 	objects map[string]runtime.Object
@@ -560,7 +560,7 @@ type internalsKey struct{}
 
 // internals is the internal objects of the admission ctx belongs to.
 func internals(ctx context.Context) *internalCache {
-	return dispatch.AdmissionState(ctx, internalsKey{}, func() any {
+	return engine.AdmissionState(ctx, internalsKey{}, func() any {
 		return &internalCache{objects: map[string]runtime.Object{}}
 	}).(*internalCache)
 }

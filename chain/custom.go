@@ -25,8 +25,8 @@ import (
 	runtimejson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 	"k8s.io/apiserver/pkg/registry/rest"
 
-	"github.com/admitkit/admit/dispatch"
 	"github.com/admitkit/admit/dispatch/convert"
+	"github.com/admitkit/admit/engine"
 )
 
 // customResources is how the apiextensions apiserver reads and stores the custom resources of
@@ -144,7 +144,7 @@ func (c *customResources) knows(kind schema.GroupVersionKind) bool {
 // pruned (unknown fields become warnings, or an error with fieldValidation Strict), defaulted;
 // the old object as the storage reads it (pruned, defaulted). Either is nil when the request
 // has none.
-func (c *customResources) decode(req *dispatch.Request) (obj, old *unstructured.Unstructured, warnings []string, err error) {
+func (c *customResources) decode(req *engine.Request) (obj, old *unstructured.Unstructured, warnings []string, err error) {
 	v := c.versions[req.Kind]
 	if len(req.OldObject) > 0 {
 		old = &unstructured.Unstructured{}
@@ -179,7 +179,7 @@ func (c *customResources) strategyFor(kind schema.GroupVersionKind, subresource 
 }
 
 // decodeBody decodes a request's custom resource as the handler's decoder does.
-func (v *customVersion) decodeBody(req *dispatch.Request, directive string) (*unstructured.Unstructured, []string, error) {
+func (v *customVersion) decodeBody(req *engine.Request, directive string) (*unstructured.Unstructured, []string, error) {
 	strict := directive == metav1.FieldValidationWarn || directive == metav1.FieldValidationStrict
 	serializer := runtimejson.NewSerializerWithOptions(runtimejson.DefaultMetaFactory, unstructuredscheme.NewUnstructuredCreator(),
 		unstructuredscheme.NewUnstructuredObjectTyper(), runtimejson.SerializerOptions{Strict: strict})
@@ -352,7 +352,7 @@ func (c *customResources) convert(ctx context.Context, object json.RawMessage, t
 
 // prepare is the generic store's work on a custom resource between mutating and validating
 // admission, with the custom resource strategy.
-func (c *customResources) prepare(ctx context.Context, at *dispatch.Attributes, clk clock) error {
+func (c *customResources) prepare(ctx context.Context, at *engine.Attributes, clk clock) error {
 	req := at.Request
 	v := c.versions[req.Kind]
 	s := v.strategy
@@ -364,7 +364,7 @@ func (c *customResources) prepare(ctx context.Context, at *dispatch.Attributes, 
 		}
 		s = v.status
 	default:
-		at.Record(dispatch.WebhookResult{Name: "registry", Type: "preparation", Outcome: dispatch.OutcomeSkipped,
+		at.Record(engine.Row{Name: "registry", Type: "preparation", Outcome: engine.OutcomeSkipped,
 			Reason: fmt.Sprintf("the %s subresource has REST handlers of its own", req.SubResource)})
 		return nil
 	}

@@ -1,28 +1,42 @@
-// Package chain is the rest of kube-apiserver's admission around the webhooks, for a
-// dispatch.Dispatcher: built with Kubernetes' own code, so that webhooks see what they would see
+// Package chain is the rest of kube-apiserver's admission around the webhooks, as steps of an
+// engine.Pipeline: built with Kubernetes' own code, so that webhooks see what they would see
 // behind kube-apiserver 1.36 and a write is admitted or rejected as it would be.
 //
-// One admission meets it at these places (Chain.Apply wires them into dispatch.Options):
+// One admission meets it at these places (Chain.Steps returns them; Steps.Pipeline puts the
+// webhooks' steps among them in the apiserver's order):
 //
-//	codec.go       before admission: the request body decoded as the apiserver's handler does
-//	               (strict field checks as warnings or errors, defaulting, conversion to the
-//	               internal version and back, system metadata wiped, owner references
-//	               deduplicated); the old object as the storage reads it
-//	plugins.go     the built-in admission plugins kube-apiserver enables by default, in its
-//	               order (NamespaceLifecycle, LimitRanger, ServiceAccount, PodSecurity, Priority,
-//	               DefaultTolerationSeconds, DefaultStorageClass, RuntimeClass, ...), before the
-//	               webhooks of each phase and reinvoked with them; ResourceQuota after the
-//	               validating webhooks
-//	codec.go       after every mutating webhook's patch: decoded into the webhook's version of
-//	               the kind and defaulted again; conversions for equivalent versions through the
-//	               internal object
-//	prepare.go     between the phases: the registry's strategy for the resource (strategies.go)
-//	               — uid, creation timestamp, generated name, PrepareForCreate/ForUpdate, the
-//	               kind's own validation (422), canonicalization
-//	custom.go      the same for custom resources of the CRDs given: structural pruning and
-//	               defaulting, the CRD's conversion, the custom resource strategy
-//	cluster.go     the cluster state the plugins read, held by client-go's in-memory clientset
-//	               with real informers; what is not given is what a fresh cluster has
+//	chain.go         New builds the chain on a cluster state; Steps, and Steps.Pipeline
+//	codec.go         before admission: the request body decoded as the apiserver's handler does
+//	                 (strict field checks as warnings or errors, defaulting, conversion to the
+//	                 internal version and back, system metadata wiped, owner references
+//	                 deduplicated); the old object as the storage reads it; after every mutating
+//	                 webhook's patch: decoded into the webhook's version and defaulted again;
+//	                 conversions for equivalent versions through the internal object; storage
+//	managedfields.go the handler's field managers: metadata.managedFields before admission
+//	plugins.go       the built-in admission plugins kube-apiserver enables by default, in its
+//	                 order (NamespaceLifecycle, LimitRanger, ServiceAccount, PodSecurity, Priority,
+//	                 DefaultTolerationSeconds, DefaultStorageClass, RuntimeClass, ...), before the
+//	                 webhooks of each phase and reinvoked with them; ResourceQuota after the
+//	                 validating webhooks
+//	tokenvolume.go   the ServiceAccount plugin's token volume, named deterministically
+//	policies.go      MutatingAdmissionPolicies and ValidatingAdmissionPolicies, a binding at a
+//	                 time, with kube-apiserver's own policy plugins
+//	interfaces.go    what the plugins create, convert and default objects with, and the
+//	                 resources' equivalent versions for matchPolicy Equivalent
+//	openapi.go       the OpenAPI schemas the mutating policy plugin applies configurations with
+//	prepare.go       between the phases: the registry's strategy for the resource (strategies.go)
+//	                 — uid, creation timestamp, generated name, PrepareForCreate/ForUpdate, the
+//	                 kind's own validation (422), canonicalization
+//	services.go      a Service's cluster IPs and node ports, allocated as its storage does
+//	prepare_scale.go the scale handler between the phases: the Scale validated and written into
+//	                 its parent, whose own update runs (scale.go reads a parent's Scale)
+//	custom.go        the same for custom resources of the CRDs given: structural pruning and
+//	                 defaulting, the CRD's conversion, the custom resource strategy
+//	cluster.go       the cluster state the plugins read, held by client-go's in-memory clientset
+//	                 with real informers; what is not given is what a fresh cluster has
+//	                 (live.go reads it from a cluster; options.go: the apiserver's options)
+//	scheme.go        Kubernetes' scheme of built-in types, and the version reproduced
+//	policytypes.go   not on the path: the type checker lint runs on ValidatingAdmissionPolicies
 //
 // Kubernetes' strategies and plugins use its process-wide scheme of built-in types
 // (legacyscheme), which its install packages register when linked; chain uses that scheme as

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/admitkit/admit/chain"
-	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/engine"
 )
 
 // A Pod admitted through kube-apiserver's chain: its defaults, the built-in plugins' changes
@@ -20,13 +20,9 @@ func Example() {
 		panic(err)
 	}
 	defer c.Close()
-	var opts dispatch.Options
-	c.Apply(&opts)
-	d, err := dispatch.New(opts)
-	if err != nil {
-		panic(err)
-	}
-	res, err := d.Admit(context.Background(), &dispatch.Request{
+	// The chain's steps alone; dispatch.NewWebhooks' steps would go in the two nil places.
+	pipeline := c.Steps().Pipeline(nil, nil)
+	res, err := pipeline.Admit(context.Background(), &engine.Request{
 		Kind:     schema.GroupVersionKind{Version: "v1", Kind: "Pod"},
 		Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"},
 		Name:     "web", Namespace: "default", Operation: admissionv1.Create,
@@ -50,7 +46,7 @@ func Example() {
 	}
 	fmt.Println(res.Allowed, pod.Spec.ServiceAccountName, pod.Spec.RestartPolicy, len(pod.Spec.Tolerations), pod.Status.Phase)
 	for _, step := range res.Webhooks {
-		if step.Outcome == dispatch.OutcomePatched {
+		if step.Outcome == engine.OutcomePatched {
 			fmt.Println(step.Type, step.Name)
 		}
 	}

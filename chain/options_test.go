@@ -13,6 +13,7 @@ import (
 	kubeoptions "k8s.io/kubernetes/pkg/kubeapiserver/options"
 
 	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/engine"
 )
 
 // The plugins, their order and their defaults are kube-apiserver's own, less those the chain
@@ -115,7 +116,7 @@ plugins:
 	pod := func(namespace string) string {
 		return "apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: " + namespace + "}\nspec: {containers: [{name: app, image: nginx:1.27}]}\n"
 	}
-	admit := func(t *testing.T, cfg Config, namespace string) *dispatch.Result {
+	admit := func(t *testing.T, cfg Config, namespace string) *engine.Result {
 		t.Helper()
 		cfg.Namespaces = []string{namespace}
 		d := newDispatcher(t, newChain(t, cfg), dispatch.Options{})

@@ -59,7 +59,7 @@ import (
 	"k8s.io/kubernetes/plugin/pkg/admission/storage/storageclass/setdefault"
 	"k8s.io/kubernetes/plugin/pkg/admission/storage/storageobjectinuseprotection"
 
-	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/engine"
 )
 
 // orderedPlugins are kube-apiserver 1.36's admission plugins in its order, without the webhook
@@ -251,7 +251,7 @@ func (allowAll) Authorize(context.Context, authorizer.Attributes) (authorizer.De
 
 // initPlugins builds the built-in plugins with the apiserver's initializers, fed by the cluster
 // state, and returns them in order: those before the webhooks, and ResourceQuota after them.
-func initPlugins(c *cluster, codec *codec, selection pluginSelection, configs admission.ConfigProvider) (before []dispatch.Plugin, after []dispatch.ValidatingPlugin, err error) {
+func initPlugins(c *cluster, codec *codec, selection pluginSelection, configs admission.ConfigProvider) (before []engine.Step, after []engine.ValidatingStep, err error) {
 	registry := admission.NewPlugins()
 	registerPlugins(registry)
 	quota, err := quotainstall.NewQuotaConfigurationForAdmission(c.informers, nil)
@@ -306,28 +306,28 @@ func (b *builtin) Type() string { return "admission-plugin" }
 
 type mutatingBuiltin struct{ *builtin }
 
-func (m mutatingBuiltin) Admit(ctx context.Context, at *dispatch.Attributes) error {
+func (m mutatingBuiltin) Admit(ctx context.Context, at *engine.Attributes) error {
 	return m.run(ctx, at, true)
 }
 
 type validatingBuiltin struct{ *builtin }
 
-func (v validatingBuiltin) Validate(ctx context.Context, at *dispatch.Attributes) error {
+func (v validatingBuiltin) Validate(ctx context.Context, at *engine.Attributes) error {
 	return v.run(ctx, at, false)
 }
 
 type mutatingAndValidatingBuiltin struct{ *builtin }
 
-func (m mutatingAndValidatingBuiltin) Admit(ctx context.Context, at *dispatch.Attributes) error {
+func (m mutatingAndValidatingBuiltin) Admit(ctx context.Context, at *engine.Attributes) error {
 	return m.run(ctx, at, true)
 }
 
-func (m mutatingAndValidatingBuiltin) Validate(ctx context.Context, at *dispatch.Attributes) error {
+func (m mutatingAndValidatingBuiltin) Validate(ctx context.Context, at *engine.Attributes) error {
 	return m.run(ctx, at, false)
 }
 
 // run calls the plugin's Admit (mutate) or Validate on the admission's object.
-func (b *builtin) run(ctx context.Context, at *dispatch.Attributes, mutate bool) error {
+func (b *builtin) run(ctx context.Context, at *engine.Attributes, mutate bool) error {
 	req := at.Request
 	op := admission.Operation(req.Operation)
 	if !b.plugin.Handles(op) {
@@ -335,7 +335,7 @@ func (b *builtin) run(ctx context.Context, at *dispatch.Attributes, mutate bool)
 		return nil
 	}
 	if !b.codec.builtin(req.Kind) && !b.codec.custom.knows(req.Kind) {
-		at.Record(dispatch.WebhookResult{Name: b.name, Type: b.Type(), Outcome: dispatch.OutcomeSkipped,
+		at.Record(engine.Row{Name: b.name, Type: b.Type(), Outcome: engine.OutcomeSkipped,
 			Reason: "admit knows neither the kind nor a CRD of " + req.Kind.String()})
 		return nil
 	}
@@ -385,7 +385,7 @@ func (b *builtin) run(ctx context.Context, at *dispatch.Attributes, mutate bool)
 }
 
 // operationOptions is the request's options object, as the plugins receive it.
-func operationOptions(req *dispatch.Request) (runtime.Object, error) {
+func operationOptions(req *engine.Request) (runtime.Object, error) {
 	var options runtime.Object
 	switch req.Operation {
 	case admissionv1.Create:
@@ -405,7 +405,7 @@ func operationOptions(req *dispatch.Request) (runtime.Object, error) {
 	return options, nil
 }
 
-func userInfo(req *dispatch.Request) user.Info {
+func userInfo(req *engine.Request) user.Info {
 	extra := map[string][]string{}
 	for k, v := range req.UserInfo.Extra {
 		extra[k] = v

@@ -30,7 +30,7 @@ import (
 	"k8s.io/kubernetes/pkg/apis/admissionregistration"
 	policyvalidation "k8s.io/kubernetes/pkg/apis/admissionregistration/validation"
 
-	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/resources"
 )
 
@@ -236,7 +236,7 @@ type policyExclusions struct{}
 
 func (policyExclusions) Initialize(plugin admission.Interface) {
 	if wants, ok := plugin.(genericinitializer.WantsExcludedAdmissionResources); ok {
-		wants.SetExcludedAdmissionResources(dispatch.ExcludedVirtualResources())
+		wants.SetExcludedAdmissionResources(engine.ExcludedVirtualResources())
 	}
 }
 
@@ -257,13 +257,13 @@ func (p *policyPlugins) Type() string {
 
 type mutatingPolicies struct{ *policyPlugins }
 
-func (m mutatingPolicies) Admit(ctx context.Context, at *dispatch.Attributes) error {
+func (m mutatingPolicies) Admit(ctx context.Context, at *engine.Attributes) error {
 	return m.run(ctx, at)
 }
 
 type validatingPolicies struct{ *policyPlugins }
 
-func (v validatingPolicies) Validate(ctx context.Context, at *dispatch.Attributes) error {
+func (v validatingPolicies) Validate(ctx context.Context, at *engine.Attributes) error {
 	return v.run(ctx, at)
 }
 
@@ -271,7 +271,7 @@ func (v validatingPolicies) Validate(ctx context.Context, at *dispatch.Attribute
 // denial does not stop the others (the apiserver evaluates them all, for their warnings and
 // audit annotations); the first denial is the answer. A mutating binding's error stops the
 // phase, as in the apiserver.
-func (p *policyPlugins) run(ctx context.Context, at *dispatch.Attributes) error {
+func (p *policyPlugins) run(ctx context.Context, at *engine.Attributes) error {
 	if len(p.bindings) == 0 {
 		at.NotApplicable()
 		return nil
@@ -279,7 +279,7 @@ func (p *policyPlugins) run(ctx context.Context, at *dispatch.Attributes) error 
 	req := at.Request
 	if !p.codec.builtin(req.Kind) && !p.codec.custom.knows(req.Kind) {
 		for _, b := range p.bindings {
-			at.Record(p.row(b, dispatch.OutcomeSkipped, "admit knows neither the kind nor a CRD of "+req.Kind.String(), 0))
+			at.Record(p.row(b, engine.OutcomeSkipped, "admit knows neither the kind nor a CRD of "+req.Kind.String(), 0))
 		}
 		return nil
 	}
@@ -304,14 +304,14 @@ func (p *policyPlugins) run(ctx context.Context, at *dispatch.Attributes) error 
 			continue // the plugin does not run it again: no row
 		}
 		if b.inert != "" {
-			at.Record(p.row(b, dispatch.OutcomeInert, b.inert, 0))
+			at.Record(p.row(b, engine.OutcomeInert, b.inert, 0))
 			continue
 		}
 		record := &annotatedAttributes{Attributes: admission.NewAttributesRecord(obj, old, req.Kind, req.Namespace, at.Name(), req.Resource, req.SubResource,
 			admission.Operation(req.Operation), options, req.DryRun, userInfo(req))}
 		attrs := &reinvokingAttributes{annotatedAttributes: record, context: reinvocationContext{at}}
 		if skip := p.matches(b, attrs); skip != "" {
-			at.Record(p.row(b, dispatch.OutcomeSkipped, skip, 0))
+			at.Record(p.row(b, engine.OutcomeSkipped, skip, 0))
 			continue
 		}
 		recorder := &warnings{}
@@ -335,11 +335,7 @@ func (p *policyPlugins) run(ctx context.Context, at *dispatch.Attributes) error 
 		}
 		switch {
 		case err != nil:
-			outcome := dispatch.OutcomeError
-			if status, ok := err.(apierrors.APIStatus); ok && status.Status().Code >= 400 && status.Status().Code < 500 {
-				outcome = dispatch.OutcomeDenied
-			}
-			at.Record(p.row(b, outcome, err.Error(), elapsed))
+			at.Record(p.row(b, engine.OutcomeOf(err), err.Error(), elapsed))
 			if p.mutating {
 				annotations.publish(at)
 				return err
@@ -349,9 +345,9 @@ func (p *policyPlugins) run(ctx context.Context, at *dispatch.Attributes) error 
 			}
 		case p.mutating && obj != nil && !apiequality.Semantic.DeepEqual(before, obj):
 			changed = true
-			at.Record(p.row(b, dispatch.OutcomePatched, "", elapsed))
+			at.Record(p.row(b, engine.OutcomePatched, "", elapsed))
 		default:
-			at.Record(p.row(b, dispatch.OutcomeAllowed, strings.Join(warned, "; "), elapsed))
+			at.Record(p.row(b, engine.OutcomeAllowed, strings.Join(warned, "; "), elapsed))
 		}
 	}
 	annotations.publish(at)
@@ -397,8 +393,8 @@ func describeAttributes(a admission.Attributes) string {
 	return fmt.Sprintf("%s %s", a.GetOperation(), resource)
 }
 
-func (p *policyPlugins) row(b *policyBinding, outcome dispatch.Outcome, reason string, elapsed time.Duration) dispatch.WebhookResult {
-	return dispatch.WebhookResult{Name: b.policy, Binding: b.binding, Type: p.Type(), Outcome: outcome, Reason: reason, Duration: elapsed}
+func (p *policyPlugins) row(b *policyBinding, outcome engine.Outcome, reason string, elapsed time.Duration) engine.Row {
+	return engine.Row{Name: b.policy, Binding: b.binding, Type: p.Type(), Outcome: outcome, Reason: reason, Duration: elapsed}
 }
 
 // policyAnnotations merges what a policy's bindings annotate, as the plugin does within one
@@ -430,7 +426,7 @@ func (a *policyAnnotations) add(policy, key, value string) {
 	a.values[key] = append(a.values[key], value)
 }
 
-func (a *policyAnnotations) publish(at *dispatch.Attributes) {
+func (a *policyAnnotations) publish(at *engine.Attributes) {
 	for _, kv := range a.direct {
 		at.AddAnnotation(kv[0], kv[1])
 	}
@@ -453,7 +449,7 @@ func (r *reinvokingAttributes) GetReinvocationContext() admission.ReinvocationCo
 // reinvocationContext is the apiserver's reinvocation context over the dispatcher's: a policy's
 // change asks for a second round; what the plugin remembers between rounds is kept with the
 // admission.
-type reinvocationContext struct{ at *dispatch.Attributes }
+type reinvocationContext struct{ at *engine.Attributes }
 
 type reinvocationKey string
 

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/engine"
 )
 
 // policyOn is a ValidatingAdmissionPolicy with one expression, on CREATE of a resource.
@@ -251,7 +252,7 @@ func TestInertPoliciesHaveRows(t *testing.T) {
 	type row struct{ Name, Binding, Reason string }
 	var got []row
 	for _, r := range res.Webhooks {
-		if r.Outcome == dispatch.OutcomeInert {
+		if r.Outcome == engine.OutcomeInert {
 			got = append(got, row{r.Name, r.Binding, r.Reason})
 		}
 	}

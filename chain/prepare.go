@@ -22,7 +22,7 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/warning"
 
-	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/patch"
 )
 
@@ -58,11 +58,11 @@ type preparer struct {
 // clock gives the system metadata of a created object: its creation time and uid.
 type clock struct {
 	now    func() time.Time
-	newUID func(req *dispatch.Request) string
+	newUID func(req *engine.Request) string
 }
 
 // fillSystemFields is rest.FillObjectMetaSystemFields with the injected clock.
-func (c clock) fillSystemFields(objectMeta metav1.Object, req *dispatch.Request) {
+func (c clock) fillSystemFields(objectMeta metav1.Object, req *engine.Request) {
 	objectMeta.SetCreationTimestamp(metav1.NewTime(c.now()))
 	objectMeta.SetUID(types.UID(c.newUID(req)))
 }
@@ -70,16 +70,16 @@ func (c clock) fillSystemFields(objectMeta metav1.Object, req *dispatch.Request)
 func (p *preparer) Name() string { return "registry" }
 func (p *preparer) Type() string { return "preparation" }
 
-// Prepare implements dispatch.Preparer.
-func (p *preparer) Prepare(ctx context.Context, at *dispatch.Attributes) error {
+// Prepare implements engine.Preparer.
+func (p *preparer) Prepare(ctx context.Context, at *engine.Attributes) error {
 	start := p.clock.now()
 	before := at.Object()
 	if err := p.prepare(ctx, at); err != nil || at.Recorded() {
 		return err
 	}
-	r := dispatch.WebhookResult{Name: p.Name(), Type: p.Type(), Outcome: dispatch.OutcomeAllowed, Duration: p.clock.now().Sub(start)}
+	r := engine.Row{Name: p.Name(), Type: p.Type(), Outcome: engine.OutcomeAllowed, Duration: p.clock.now().Sub(start)}
 	if changed := changedPaths(before, at.Object()); len(changed) > 0 {
-		r.Outcome, r.Reason = dispatch.OutcomePatched, "set "+joinNames(changed)
+		r.Outcome, r.Reason = engine.OutcomePatched, "set "+joinNames(changed)
 		if at.Request.Resource.GroupResource() == (schema.GroupResource{Resource: "services"}) && slices.Contains(changed, "spec.clusterIP") {
 			r.Reason = "cluster IP allocated from " + p.serviceCIDR + "; " + r.Reason
 		}
@@ -114,7 +114,7 @@ func changedPaths(before, after []byte) []string {
 }
 
 // prepare is Prepare's work.
-func (p *preparer) prepare(ctx context.Context, at *dispatch.Attributes) error {
+func (p *preparer) prepare(ctx context.Context, at *engine.Attributes) error {
 	req := at.Request
 	key := resourceKey{req.Resource.Group, req.Resource.Resource, req.SubResource}
 	if req.SubResource == "scale" && p.codec.scales.Has(req.Resource.GroupResource()) {
@@ -125,7 +125,7 @@ func (p *preparer) prepare(ctx context.Context, at *dispatch.Attributes) error {
 	}
 	s, ok := p.strategies[key]
 	if !ok || !p.codec.builtin(req.Kind) {
-		at.Record(dispatch.WebhookResult{Name: p.Name(), Type: p.Type(), Outcome: dispatch.OutcomeSkipped,
+		at.Record(engine.Row{Name: p.Name(), Type: p.Type(), Outcome: engine.OutcomeSkipped,
 			Reason: fmt.Sprintf("kube-apiserver's registry has no strategy admit knows for %s", describeResource(key))})
 		return nil
 	}
@@ -177,7 +177,7 @@ func (p *preparer) prepare(ctx context.Context, at *dispatch.Attributes) error {
 }
 
 // prepareCreate is the generic store's create up to validating admission.
-func (p *preparer) prepareCreate(ctx context.Context, key resourceKey, s rest.RESTCreateStrategy, obj runtime.Object, req *dispatch.Request) error {
+func (p *preparer) prepareCreate(ctx context.Context, key resourceKey, s rest.RESTCreateStrategy, obj runtime.Object, req *engine.Request) error {
 	objectMeta, err := meta.Accessor(obj)
 	if err != nil {
 		return apierrors.NewInternalError(err)
@@ -202,7 +202,7 @@ func (p *preparer) prepareCreate(ctx context.Context, key resourceKey, s rest.RE
 // checkResourceVersion is the generic store's check before an update: an update without a
 // resource version is unconditional where the strategy allows it, and one with a resource version
 // must name the stored one.
-func checkResourceVersion(s rest.RESTUpdateStrategy, obj, old runtime.Object, req *dispatch.Request) error {
+func checkResourceVersion(s rest.RESTUpdateStrategy, obj, old runtime.Object, req *engine.Request) error {
 	objectMeta, err := meta.Accessor(obj)
 	if err != nil {
 		return nil
@@ -226,7 +226,7 @@ func checkResourceVersion(s rest.RESTUpdateStrategy, obj, old runtime.Object, re
 
 // requestContext is the request context the registry code reads: namespace, user, request info
 // and a recorder for the warnings it adds.
-func requestContext(ctx context.Context, req *dispatch.Request, recorder warning.Recorder) context.Context {
+func requestContext(ctx context.Context, req *engine.Request, recorder warning.Recorder) context.Context {
 	ctx = genericapirequest.WithNamespace(ctx, req.Namespace)
 	extra := map[string][]string{}
 	for k, v := range req.UserInfo.Extra {
@@ -248,7 +248,7 @@ func apiPrefix(group string) string {
 	return "apis"
 }
 
-func dryRun(req *dispatch.Request) []string {
+func dryRun(req *engine.Request) []string {
 	if req.DryRun {
 		return []string{metav1.DryRunAll}
 	}
@@ -276,7 +276,7 @@ func (w *warnings) AddWarning(_, text string) {
 }
 
 // passTo hands the warnings to the admission, as the apiserver adds them to its response.
-func (w *warnings) passTo(at *dispatch.Attributes) {
+func (w *warnings) passTo(at *engine.Attributes) {
 	for _, text := range w.list() {
 		at.AddWarning(text)
 	}

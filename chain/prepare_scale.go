@@ -13,7 +13,7 @@ import (
 	"k8s.io/kubernetes/pkg/apis/autoscaling"
 	autoscalingvalidation "k8s.io/kubernetes/pkg/apis/autoscaling/validation"
 
-	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/engine"
 )
 
 // prepareScale is what kube-apiserver's scale handler does between mutating and validating
@@ -22,7 +22,7 @@ import (
 // and the parent's own update runs — its strategy's preparation (a new generation) and
 // validation. Validating admission then sees the parent's Scale, as a read returns it, without
 // managed fields.
-func (p *preparer) prepareScale(ctx context.Context, at *dispatch.Attributes) error {
+func (p *preparer) prepareScale(ctx context.Context, at *engine.Attributes) error {
 	req := at.Request
 	resource := req.Resource.GroupResource()
 	if req.Operation != "UPDATE" {
@@ -85,7 +85,7 @@ func (p *preparer) prepareScale(ctx context.Context, at *dispatch.Attributes) er
 // prepareParent runs the generic store's update of the parent of a scale: the resource version
 // check, then the parent's strategy; a custom resource gets a new generation when its replicas
 // change, as the custom resource strategy gives one for every change of the spec.
-func (p *preparer) prepareParent(ctx context.Context, req *dispatch.Request, parent, stored []byte) ([]byte, error) {
+func (p *preparer) prepareParent(ctx context.Context, req *engine.Request, parent, stored []byte) ([]byte, error) {
 	var head unstructured.Unstructured
 	if err := head.UnmarshalJSON(parent); err != nil {
 		return nil, apierrors.NewInternalError(err)
@@ -148,7 +148,7 @@ func mustMarshal(v any) []byte {
 
 // storedParent is a scale request's parent as the storage returns it: a built-in kind decoded
 // with its defaults (a Deployment without replicas has 1).
-func (c *codec) storedParent(ctx context.Context, req *dispatch.Request) ([]byte, error) {
+func (c *codec) storedParent(ctx context.Context, req *engine.Request) ([]byte, error) {
 	var head unstructured.Unstructured
 	if err := head.UnmarshalJSON(req.Parent); err != nil {
 		return nil, fmt.Errorf("the object the scale is of: %w", err)

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/internal/webhooktest"
 )
 
@@ -85,7 +86,7 @@ func TestScaleUpdate(t *testing.T) {
 	}
 	scales := NewScales(nil)
 	deployments := schema.GroupResource{Group: "apps", Resource: "deployments"}
-	update := func(replicas int, resourceVersion string) *dispatch.Result {
+	update := func(replicas int, resourceVersion string) *engine.Result {
 		t.Helper()
 		old, err := scales.Read(deployments, parent)
 		if err != nil {
@@ -93,7 +94,7 @@ func TestScaleUpdate(t *testing.T) {
 		}
 		body := strings.Replace(string(old), `"replicas":2},"status"`, `"replicas":`+itoa(replicas)+`},"status"`, 1)
 		body = strings.Replace(body, `"resourceVersion":"1040"`, `"resourceVersion":"`+resourceVersion+`"`, 1)
-		res, err := d.Admit(context.Background(), &dispatch.Request{
+		res, err := d.Admit(context.Background(), &engine.Request{
 			Kind:     schema.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"},
 			Resource: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, SubResource: "scale",
 			Name: "web", Namespace: "default", Operation: admissionv1.Update,

@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	api "k8s.io/kubernetes/pkg/apis/core"
 
-	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/engine"
 )
 
 // tokenVolumePrefix begins the name of the projected service account token volume the
@@ -18,7 +18,7 @@ const tokenVolumePrefix = "kube-api-access-"
 // plugin ends its name with five random characters; here they are derived from the pod, so that
 // a review gives the same pod run after run and at any concurrency (the random generator is
 // process-wide in Kubernetes' code, shared by every admission).
-func nameTokenVolume(before, after runtime.Object, req *dispatch.Request) {
+func nameTokenVolume(before, after runtime.Object, req *engine.Request) {
 	pod, ok := after.(*api.Pod)
 	if !ok {
 		return
@@ -59,7 +59,7 @@ func nameTokenVolume(before, after runtime.Object, req *dispatch.Request) {
 
 // podSuffix is five characters of the apiserver's random-string alphabet, from the pod's
 // namespace and name.
-func podSuffix(req *dispatch.Request) string {
+func podSuffix(req *engine.Request) string {
 	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
 	name := req.Name
 	if name == "" {

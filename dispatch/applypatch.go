@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/admitkit/admit/engine"
 	"strings"
 	"unicode/utf8"
 
@@ -45,7 +46,7 @@ func applyPatch(object []byte, ops jsonpatch.Patch) (appliedPatch, error) {
 			return appliedPatch{}, err
 		}
 	}
-	return appliedPatch{object: patched, changed: !semanticallyEqual(object, patched)}, nil
+	return appliedPatch{object: patched, changed: !engine.SemanticallyEqual(object, patched)}, nil
 }
 
 // replaceInvalidUTF8 re-encodes an object whose strings hold bytes that are not UTF-8 (a patch

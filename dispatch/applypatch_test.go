@@ -15,6 +15,7 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	kjson "sigs.k8s.io/json"
 
+	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/patch"
 )
 
@@ -277,7 +278,7 @@ func TestApplyPatchReplacesInvalidUTF8(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !utf8.Valid(got.object) || !semanticallyEqual(got.object, []byte(tt.want)) || !got.changed {
+			if !utf8.Valid(got.object) || !engine.SemanticallyEqual(got.object, []byte(tt.want)) || !got.changed {
 				t.Errorf("patched %q (changed %v), want %s", got.object, got.changed, tt.want)
 			}
 		})

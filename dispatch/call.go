@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// callResult is what one call produced, for the Result and the metrics.
+// callResult is what one call produced, for the result and the metrics.
 type callResult struct {
 	response *admissionv1.AdmissionResponse
 	httpCode int

@@ -3,11 +3,11 @@ package dispatch
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/admitkit/admit/engine"
 	"github.com/google/go-cmp/cmp"
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -86,8 +86,8 @@ const testPod = `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespa
 // generateNamePod is testPod as a generateName CREATE sends it: without a name.
 const generateNamePod = `{"apiVersion":"v1","kind":"Pod","metadata":{"generateName":"web-","namespace":"default","labels":{"remove":"me"}},"spec":{"containers":[{"name":"c","image":"i"}]}}`
 
-func podRequest(op admissionv1.Operation) *Request {
-	r := &Request{
+func podRequest(op admissionv1.Operation) *engine.Request {
+	r := &engine.Request{
 		Kind: schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"},
 		Name: "p", Namespace: "default", Operation: op,
 	}
@@ -102,7 +102,7 @@ func podRequest(op admissionv1.Operation) *Request {
 	return r
 }
 
-func newDispatcher(t *testing.T, mutating []admissionregistrationv1.MutatingWebhook, validating []admissionregistrationv1.ValidatingWebhook, opts Options) *Dispatcher {
+func newDispatcher(t *testing.T, mutating []admissionregistrationv1.MutatingWebhook, validating []admissionregistrationv1.ValidatingWebhook, opts Options, around ...steps) admitter {
 	t.Helper()
 	if len(mutating) > 0 {
 		opts.Mutating = []*admissionregistrationv1.MutatingWebhookConfiguration{{ObjectMeta: metav1.ObjectMeta{Name: "mutating"}, Webhooks: mutating}}
@@ -113,11 +113,39 @@ func newDispatcher(t *testing.T, mutating []admissionregistrationv1.MutatingWebh
 	if opts.NewUID == nil {
 		opts.NewUID = func() string { return "uid-1" }
 	}
+	if len(around) > 0 {
+		w, err := NewWebhooks(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := around[0]
+		return &engine.Pipeline{
+			Codec:    opts.Codec,
+			Mutating: append(s.mutating, w.Mutating()), Preparer: s.preparer,
+			Validating: append(append(s.validating, w.Validating()), s.after...),
+			Now:        opts.Now,
+		}
+	}
 	d, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// admitter admits a request: a Dispatcher, or a pipeline of the webhooks among a test's steps.
+type admitter interface {
+	Admit(ctx context.Context, req *engine.Request) (*engine.Result, error)
+}
+
+// steps are what a test puts around the webhooks, where kube-apiserver's plugins run: before
+// the webhooks of each phase, the preparation between the phases, and after the validating
+// webhooks.
+type steps struct {
+	mutating   []engine.MutatingStep
+	validating []engine.ValidatingStep
+	after      []engine.ValidatingStep
+	preparer   engine.Preparer
 }
 
 // statusSummary is the part of a status the tables compare.
@@ -138,12 +166,12 @@ func TestValidatingWebhooks(t *testing.T) {
 	tests := []struct {
 		name            string
 		webhooks        func(tw *testWebhooks) []admissionregistrationv1.ValidatingWebhook
-		request         func() *Request
+		request         func() *engine.Request
 		want            *statusSummary // nil: allowed
 		wantContains    []string       // when the message is not fully predictable
 		wantAnnotations map[string]string
 		wantCalls       map[string]int
-		wantOutcomes    []Outcome
+		wantOutcomes    []engine.Outcome
 	}{
 		{
 			name:     "no webhooks",
@@ -156,7 +184,7 @@ func TestValidatingWebhooks(t *testing.T) {
 			},
 			wantAnnotations: map[string]string{"allow.example.com/key1": "value1"},
 			wantCalls:       map[string]int{"/allow": 1},
-			wantOutcomes:    []Outcome{OutcomeAllowed},
+			wantOutcomes:    []engine.Outcome{engine.OutcomeAllowed},
 		},
 		{
 			name: "deny without message",
@@ -164,7 +192,7 @@ func TestValidatingWebhooks(t *testing.T) {
 				return []admissionregistrationv1.ValidatingWebhook{tw.webhook("/disallow")}
 			},
 			want:         &statusSummary{403, "", `admission webhook "disallow.example.com" denied the request without explanation`},
-			wantOutcomes: []Outcome{OutcomeDenied},
+			wantOutcomes: []engine.Outcome{engine.OutcomeDenied},
 		},
 		{
 			name: "deny with message",
@@ -194,7 +222,7 @@ func TestValidatingWebhooks(t *testing.T) {
 			},
 			want: &statusSummary{500, metav1.StatusReasonInternalError,
 				`Internal error occurred: failed calling webhook "internalerr.example.com": failed to call webhook: an error on the server ("webhook internal server error") has prevented the request from succeeding`},
-			wantOutcomes: []Outcome{OutcomeError},
+			wantOutcomes: []engine.Outcome{engine.OutcomeError},
 		},
 		{
 			name: "internal errors with Ignore fail open, each annotated",
@@ -209,7 +237,7 @@ func TestValidatingWebhooks(t *testing.T) {
 				"failed-open.validating.webhook.admission.k8s.io/round_0_index_2": "internalerr3.example.com",
 			},
 			wantCalls:    map[string]int{"/internalErr": 3},
-			wantOutcomes: []Outcome{OutcomeFailedOpen, OutcomeFailedOpen, OutcomeFailedOpen},
+			wantOutcomes: []engine.Outcome{engine.OutcomeFailedOpen, engine.OutcomeFailedOpen, engine.OutcomeFailedOpen},
 		},
 		{
 			name: "a Status body in an error answer is the reason",
@@ -298,14 +326,14 @@ func TestValidatingWebhooks(t *testing.T) {
 				return []admissionregistrationv1.ValidatingWebhook{tw.webhook("/disallow", namespaceNotIn("default"))}
 			},
 			wantCalls:    map[string]int{"/disallow": 0},
-			wantOutcomes: []Outcome{OutcomeSkipped},
+			wantOutcomes: []engine.Outcome{engine.OutcomeSkipped},
 		},
 		{
 			name: "namespaceSelector does not exempt cluster-scoped objects",
 			webhooks: func(tw *testWebhooks) []admissionregistrationv1.ValidatingWebhook {
 				return []admissionregistrationv1.ValidatingWebhook{tw.webhook("/disallow", namespaceNotIn("default", ""))}
 			},
-			request: func() *Request {
+			request: func() *engine.Request {
 				r := podRequest(admissionv1.Create)
 				r.Kind, r.Resource, r.Namespace = schema.GroupVersionKind{Version: "v1", Kind: "Node"}, schema.GroupVersionResource{Version: "v1", Resource: "nodes"}, ""
 				r.Object = json.RawMessage(`{"apiVersion":"v1","kind":"Node","metadata":{"name":"n"}}`)
@@ -325,7 +353,7 @@ func TestValidatingWebhooks(t *testing.T) {
 			webhooks: func(tw *testWebhooks) []admissionregistrationv1.ValidatingWebhook {
 				return []admissionregistrationv1.ValidatingWebhook{tw.webhook("/disallow", objectSelector(map[string]string{"remove": "me"}))}
 			},
-			request: func() *Request { return podRequest(admissionv1.Delete) },
+			request: func() *engine.Request { return podRequest(admissionv1.Delete) },
 			want:    &statusSummary{403, "", `admission webhook "disallow.example.com" denied the request without explanation`},
 		},
 		{
@@ -406,7 +434,7 @@ func TestValidatingWebhooks(t *testing.T) {
 				}
 			}
 			if tt.wantOutcomes != nil {
-				var got []Outcome
+				var got []engine.Outcome
 				for _, w := range res.Webhooks {
 					got = append(got, w.Outcome)
 				}
@@ -418,7 +446,7 @@ func TestValidatingWebhooks(t *testing.T) {
 	}
 }
 
-func checkResult(t *testing.T, res *Result, want *statusSummary, wantContains []string) {
+func checkResult(t *testing.T, res *engine.Result, want *statusSummary, wantContains []string) {
 	t.Helper()
 	if len(wantContains) > 0 {
 		if res.Allowed || res.Status == nil {
@@ -509,34 +537,6 @@ func TestWarningsAreDeduplicatedAndCleaned(t *testing.T) {
 	}
 }
 
-func TestWarningBudget(t *testing.T) {
-	var r warningRecorder
-	long := strings.Repeat("x", 1000)
-	for i := 0; i < 5; i++ {
-		r.add(fmt.Sprintf("%d%s", i, long))
-	}
-	r.add("")
-	got := r.list()
-	if len(got) != 5 {
-		t.Fatalf("%d warnings, want 5", len(got))
-	}
-	for _, w := range got {
-		if n := len([]rune(w)); n != 256 {
-			t.Fatalf("warning of %d runes after the budget was passed, want 256", n)
-		}
-	}
-	for i := 0; i < 20; i++ {
-		r.add(fmt.Sprintf("more %d %s", i, long))
-	}
-	total := 0
-	for _, w := range r.list() {
-		total += len([]rune(w))
-	}
-	if total > warningBudgetRunes+256 {
-		t.Fatalf("%d runes of warnings, want the budget to hold", total)
-	}
-}
-
 func TestWebhookReceivesTheApiserversRequest(t *testing.T) {
 	tw := newTestWebhooks(t)
 	d := newDispatcher(t, nil, []admissionregistrationv1.ValidatingWebhook{tw.webhook("/allow")}, Options{})
@@ -594,7 +594,7 @@ func TestRequestTimeoutStopsTheChain(t *testing.T) {
 
 func TestInvalidRequestsAreRefused(t *testing.T) {
 	d := newDispatcher(t, nil, nil, Options{})
-	for _, req := range []*Request{
+	for _, req := range []*engine.Request{
 		{Kind: schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}, Operation: "PATCH"},
 		{Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}, Operation: admissionv1.Create, Object: json.RawMessage(`{}`)},
 		{Kind: schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}, Operation: admissionv1.Create},
@@ -609,9 +609,9 @@ func TestInvalidRequestsAreRefused(t *testing.T) {
 func TestExemptObjectsReachNoWebhook(t *testing.T) {
 	tests := []struct {
 		name string
-		req  *Request
+		req  *engine.Request
 	}{
-		{"webhook configuration", &Request{
+		{"webhook configuration", &engine.Request{
 			Kind:     schema.GroupVersionKind{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingWebhookConfiguration"},
 			Resource: schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"},
 			Name:     "w", Operation: admissionv1.Delete, OldObject: json.RawMessage(`{"metadata":{"name":"w"}}`),
@@ -628,7 +628,7 @@ func TestExemptObjectsReachNoWebhook(t *testing.T) {
 			if !res.Allowed || tw.count("/disallow") != 0 || tw.count("/addLabel") != 0 {
 				t.Fatalf("allowed %v, calls %d/%d: exempt objects must reach no webhook", res.Allowed, tw.count("/addLabel"), tw.count("/disallow"))
 			}
-			if len(res.Webhooks) != 2 || res.Webhooks[0].Outcome != OutcomeSkipped || !strings.Contains(res.Webhooks[1].Reason, "never sent") {
+			if len(res.Webhooks) != 2 || res.Webhooks[0].Outcome != engine.OutcomeSkipped || !strings.Contains(res.Webhooks[1].Reason, "never sent") {
 				t.Fatalf("webhook results = %+v", res.Webhooks)
 			}
 		})
@@ -640,7 +640,7 @@ func TestExemptObjectsReachNoWebhook(t *testing.T) {
 func TestReviewsReachWebhooks(t *testing.T) {
 	tw := newTestWebhooks(t)
 	d := newDispatcher(t, nil, []admissionregistrationv1.ValidatingWebhook{tw.webhook("/disallow")}, Options{})
-	res, err := d.Admit(context.Background(), &Request{
+	res, err := d.Admit(context.Background(), &engine.Request{
 		Kind:      schema.GroupVersionKind{Group: "authentication.k8s.io", Version: "v1", Kind: "TokenReview"},
 		Resource:  schema.GroupVersionResource{Group: "authentication.k8s.io", Version: "v1", Resource: "tokenreviews"},
 		Operation: admissionv1.Create, Object: json.RawMessage(`{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":"x"}}`),

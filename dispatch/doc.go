@@ -1,14 +1,13 @@
-// Package dispatch calls admission webhooks exactly as kube-apiserver 1.36 does.
+// Package dispatch calls admission webhooks exactly as kube-apiserver 1.36 does: its Webhooks
+// are the two steps (MutatingAdmissionWebhook, ValidatingAdmissionWebhook) an engine.Pipeline
+// runs among its other steps, and a Dispatcher is a Pipeline of those two steps alone.
 //
-// One admission travels through these files, in order:
+// One admission travels through these files, in order (engine.Pipeline runs the phases):
 //
-//	dispatcher.go  New compiles the configurations; Dispatcher.Admit: decoding, mutating phase,
-//	               preparation, validating phase, then the Result
-//	hook.go        one webhook as New compiled it: parsed selectors, compiled conditions
-//	request.go     the Request and its checks
-//	admission.go   the state of one admission: its object, outcomes, audit annotations
-//	stages.go      what runs around the webhooks: the Codec, in-process Plugins, the Preparer
-//	mutating.go    the serial mutating chain with reinvocation
+//	dispatcher.go  NewWebhooks compiles the configurations, New builds a Dispatcher
+//	hook.go        one webhook as NewWebhooks compiled it: parsed selectors, compiled conditions
+//	admission.go   what the webhooks keep of one admission: reinvocation, the webhooks' patches
+//	mutating.go    the serial mutating webhooks, with reinvocation
 //	match.go       whether a webhook is called: namespaceSelector, objectSelector, rules,
 //	               matchPolicy Equivalent, matchConditions (in the apiserver's order)
 //	namespaces.go  where namespaceSelector reads a namespace's labels
@@ -24,8 +23,6 @@
 //	typecheck.go   whether the patched object still decodes into its kind's Go type
 //	validating.go  the parallel validating fan-out
 //	errors.go      calling errors vs rejections, and the statuses the client sees
-//	result.go      the Result: the `admit review` contract
-//	warnings.go    the warning recorder (dedup, 4096-rune budget)
 //	metrics.go     the apiserver's webhook metrics on an injected registry
 //
 // What a program links is its choice: CEL matchConditions come from package matchconditions
@@ -35,7 +32,7 @@
 // Two deliberate differences from kube-apiserver, both documented where they happen: a webhook
 // that answers with a redirect is not followed (CVE-2020-8561), and when several validating
 // webhooks reject, the rejection of the lowest-index webhook is returned (the apiserver returns
-// whichever finished first); every rejection is still in the Result.
+// whichever finished first); every rejection is still in the engine.Result.
 //
 // Without a Codec a patched object stays the JSON the patch made. The apiserver decodes it into
 // the kind's Go type and defaults it before the next webhook, so there a member the type does not

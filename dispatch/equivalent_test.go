@@ -9,6 +9,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/resources"
 )
 
@@ -21,7 +22,7 @@ func TestBuiltinResourcesDriveEquivalentMatching(t *testing.T) {
 	w := tw.webhook("/allow")
 	w.Rules[0].APIGroups, w.Rules[0].APIVersions, w.Rules[0].Resources = []string{"events.k8s.io"}, []string{"v1"}, []string{"events"}
 	d := newDispatcher(t, nil, []admissionregistrationv1.ValidatingWebhook{w}, Options{Resources: mapper, Converter: apiVersionConverter{}})
-	req := &Request{
+	req := &engine.Request{
 		Kind: schema.GroupVersionKind{Version: "v1", Kind: "Event"}, Resource: schema.GroupVersionResource{Version: "v1", Resource: "events"},
 		Name: "e", Namespace: "default", Operation: admissionv1.Create,
 		Object: json.RawMessage(`{"apiVersion":"v1","kind":"Event","metadata":{"name":"e"}}`),

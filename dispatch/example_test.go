@@ -13,6 +13,7 @@ import (
 	"github.com/admitkit/admit/dispatch"
 	"github.com/admitkit/admit/dispatch/config"
 	"github.com/admitkit/admit/dispatch/matchconditions"
+	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/examples/quickstart"
 	"github.com/admitkit/admit/webhook"
 )
@@ -55,7 +56,7 @@ func Example() {
 		return
 	}
 
-	result, err := d.Admit(context.Background(), &dispatch.Request{
+	result, err := d.Admit(context.Background(), &engine.Request{
 		Kind:      schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"},
 		Resource:  schema.GroupVersionResource{Version: "v1", Resource: "configmaps"},
 		Name:      "settings",

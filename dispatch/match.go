@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/admitkit/admit/engine"
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -43,9 +44,7 @@ type ResourceMapper interface {
 
 // Converter converts an object between versions of the same resource, for webhooks matched
 // through matchPolicy Equivalent that expect another version.
-type Converter interface {
-	Convert(ctx context.Context, object json.RawMessage, to schema.GroupVersionKind) (json.RawMessage, error)
-}
+type Converter = engine.Converter
 
 // invocation is a webhook to call and the resource version it is called for.
 type invocation struct {
@@ -139,7 +138,7 @@ func (a *admission) matchNamespace(ctx context.Context, h *hook) (bool, error) {
 	}
 	var nsLabels map[string]string
 	if req.Resource.Resource == "namespaces" && req.SubResource == "" && (req.Operation == admissionv1.Create || req.Operation == admissionv1.Update) {
-		l, _, err := objectLabels(a.object)
+		l, _, err := objectLabels(a.object())
 		if err != nil {
 			return false, apierrors.NewInternalError(err)
 		}
@@ -170,7 +169,7 @@ func (a *admission) matchObject(h *hook) (bool, error) {
 		return true, nil
 	}
 	if a.req.Operation != admissionv1.Connect {
-		for _, obj := range []json.RawMessage{a.object, a.oldObject} {
+		for _, obj := range []json.RawMessage{a.object(), a.oldObject()} {
 			l, ok, err := objectLabels(obj)
 			if err == nil && ok && h.objectSelector.Matches(labels.Set(l)) {
 				return true, nil
@@ -221,7 +220,7 @@ func RuleMatches(rule admissionregistrationv1.RuleWithOperations, gvr schema.Gro
 		resourceMatches(rule.Resources, gvr.Resource, subresource)
 }
 
-func ruleMatches(r admissionregistrationv1.RuleWithOperations, req *Request, gvr schema.GroupVersionResource) bool {
+func ruleMatches(r admissionregistrationv1.RuleWithOperations, req *engine.Request, gvr schema.GroupVersionResource) bool {
 	return RuleMatches(r, gvr, req.SubResource, admissionregistrationv1.OperationType(req.Operation), req.Namespace != "")
 }
 
@@ -287,7 +286,7 @@ func objectLabels(obj json.RawMessage) (map[string]string, bool, error) {
 	return meta.Metadata.Labels, true, nil
 }
 
-func describeRequest(req *Request) string {
+func describeRequest(req *engine.Request) string {
 	s := fmt.Sprintf("%s %s", req.Operation, req.Resource.Resource)
 	if req.SubResource != "" {
 		s += "/" + req.SubResource

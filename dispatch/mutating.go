@@ -9,6 +9,8 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/admitkit/admit/engine"
 )
 
 // Audit annotation key prefixes the mutating phase writes, as the apiserver names them.
@@ -24,7 +26,6 @@ const (
 type reinvocation struct {
 	previouslyInvoked map[string]bool
 	reinvoke          map[string]bool
-	shouldReinvoke    bool
 	lastOutput        json.RawMessage
 }
 
@@ -35,50 +36,53 @@ func (r *reinvocation) requirePreviouslyInvoked() {
 	r.previouslyInvoked = map[string]bool{}
 }
 
-// mutate runs the mutating phase: in-process plugins then webhooks, serially, and once more if
-// a webhook (or a plugin) asked for it. The second round runs every plugin again and the
-// webhooks that must see the object again, as kube-apiserver reinvokes its whole chain.
-func (a *admission) mutate(ctx context.Context) error {
-	re := a.reinvoke
-	for round := 0; round < 2; round++ {
-		if round == 1 && !re.shouldReinvoke {
-			return nil
-		}
-		for i, p := range a.d.mutatingPlugins {
-			order := rowOrder{phase: phaseMutating, round: round, step: stepPluginsBefore, pos: i}
-			if err := a.runPlugin(p, order, func(at *Attributes) error { return p.Admit(ctx, at) }); err != nil {
-				return err
-			}
-		}
-		if round == 1 && !semanticallyEqual(re.lastOutput, a.object) {
-			// Something other than the webhooks changed the object in this round.
-			re.requirePreviouslyInvoked()
-		}
-		err := a.mutatingRound(ctx, round, re)
-		re.lastOutput = a.object
-		if err != nil {
-			return err
-		}
+// mutatingWebhooks is the mutating phase's webhooks step, kube-apiserver's
+// MutatingAdmissionWebhook plugin.
+type mutatingWebhooks struct{ w *Webhooks }
+
+func (mutatingWebhooks) Name() string { return "MutatingAdmissionWebhook" }
+func (mutatingWebhooks) Type() string { return "mutating" }
+
+// Admit calls the mutating webhooks in order. In the second round it calls those that must see
+// the object again: the IfNeeded webhooks called before a change, and all of them when a step
+// other than the webhooks changed the object since their last output.
+func (m mutatingWebhooks) Admit(ctx context.Context, at *engine.Attributes) error {
+	if len(m.w.mutating) == 0 {
+		at.NotApplicable()
+		return nil
 	}
-	return nil
+	a := m.w.admission(ctx, at)
+	re := a.reinvoke
+	round := at.Round()
+	if round == 1 && !engine.SemanticallyEqual(re.lastOutput, a.object()) {
+		// Something other than the webhooks changed the object in this round.
+		re.requirePreviouslyInvoked()
+	}
+	err := a.mutatingRound(ctx, round, re)
+	re.lastOutput = a.object()
+	if err == nil && !at.Recorded() {
+		// A round in which no webhook was reinvoked: the webhooks' rows are their own.
+		at.NotApplicable()
+	}
+	return err
 }
 
 func (a *admission) mutatingRound(ctx context.Context, round int, re *reinvocation) error {
 	for i, h := range a.d.mutating {
 		if a.exemptReason != "" {
 			if round == 0 {
-				a.record(h, i, WebhookResult{Outcome: OutcomeSkipped, Reason: a.exemptReason})
+				a.record(h, i, engine.Row{Outcome: engine.OutcomeSkipped, Reason: a.exemptReason})
 			}
 			continue
 		}
 		inv, skipped, err := a.shouldCall(ctx, h)
 		if err != nil {
-			a.record(h, i, WebhookResult{Round: round, Outcome: OutcomeError, Reason: err.Error()})
+			a.record(h, i, engine.Row{Round: round, Outcome: engine.OutcomeError, Reason: err.Error()})
 			return err
 		}
 		if inv == nil {
 			if round == 0 {
-				a.record(h, i, WebhookResult{Outcome: OutcomeSkipped, Reason: skipped.reason})
+				a.record(h, i, engine.Row{Outcome: engine.OutcomeSkipped, Reason: skipped.reason})
 			}
 			continue
 		}
@@ -89,7 +93,7 @@ func (a *admission) mutatingRound(ctx context.Context, round int, re *reinvocati
 		changed, p, err := a.callMutating(ctx, inv, round, i)
 		if changed {
 			re.requirePreviouslyInvoked()
-			re.shouldReinvoke = true
+			a.at.RequireReinvocation()
 		}
 		if h.reinvokable() {
 			re.previouslyInvoked[h.uid] = true
@@ -101,7 +105,7 @@ func (a *admission) mutatingRound(ctx context.Context, round int, re *reinvocati
 		if err != nil && ctx.Err() != nil {
 			// The webhook failed open because the request's own deadline passed: no point
 			// calling the next webhooks.
-			return requestTimeout()
+			return engine.RequestTimeout()
 		}
 	}
 	return nil
@@ -161,7 +165,7 @@ func (a *admission) callMutating(ctx context.Context, inv *invocation, round, in
 		// The apiserver decodes the patched object into the webhook's version of the kind and
 		// defaults it: the next webhook sees that object.
 		if patched, changed, err = a.d.codec.Patched(ctx, inv.kind, object, patched); err != nil {
-			return false, sent, asStatusError(err)
+			return false, sent, engine.AsStatusError(err)
 		}
 	} else {
 		if typed, err := a.d.types.New(inv.kind); err == nil {
@@ -184,6 +188,6 @@ func (a *admission) callMutating(ctx context.Context, inv *invocation, round, in
 		PatchType     string          `json:"patchType"`
 	}{h.configuration, h.name, normalized, string(admissionv1.PatchTypeJSONPatch)})
 	a.addAnnotation(fmt.Sprintf("%sround_%d_index_%d", patchAnnotationPrefix, round, index), string(annotation))
-	a.object = patched
+	a.at.SetObject(patched)
 	return changed, sent, nil
 }

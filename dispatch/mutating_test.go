@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/patch"
 )
 
@@ -49,7 +50,7 @@ func TestMutatingWebhookPatchesTheObject(t *testing.T) {
 	if diff := cmp.Diff(wantAnnotations, res.AuditAnnotations); diff != "" {
 		t.Fatalf("annotations (-want +got):\n%s", diff)
 	}
-	if len(res.Webhooks) != 1 || res.Webhooks[0].Outcome != OutcomePatched || string(res.Webhooks[0].Patch) == "" {
+	if len(res.Webhooks) != 1 || res.Webhooks[0].Outcome != engine.OutcomePatched || string(res.Webhooks[0].Patch) == "" {
 		t.Fatalf("webhook results = %+v", res.Webhooks)
 	}
 }
@@ -58,7 +59,7 @@ func TestMutatingFailures(t *testing.T) {
 	tests := []struct {
 		name            string
 		webhooks        func(tw *testWebhooks) []admissionregistrationv1.MutatingWebhook
-		request         *Request
+		request         *engine.Request
 		want            *statusSummary
 		wantContains    []string
 		wantAnnotations map[string]string
@@ -262,7 +263,7 @@ func TestReinvocation(t *testing.T) {
 type priorityPlugin struct{ calls int }
 
 func (m *priorityPlugin) Name() string { return "priority" }
-func (m *priorityPlugin) Admit(_ context.Context, a *Attributes) error {
+func (m *priorityPlugin) Admit(_ context.Context, a *engine.Attributes) error {
 	m.calls++
 	var v map[string]any
 	if err := json.Unmarshal(a.Object(), &v); err != nil {
@@ -277,7 +278,7 @@ func (m *priorityPlugin) Admit(_ context.Context, a *Attributes) error {
 func TestInProcessPluginsTakePartInReinvocation(t *testing.T) {
 	tw := newTestWebhooks(t)
 	d := newDispatcher(t, []admissionregistrationv1.MutatingWebhook{asMutating(tw.webhook("/setLabel/a/1"), ifNeeded)}, nil,
-		Options{Plugins: []Plugin{&priorityPlugin{}}})
+		Options{}, steps{mutating: []engine.MutatingStep{&priorityPlugin{}}})
 	res, err := d.Admit(context.Background(), podRequest(admissionv1.Create))
 	if err != nil {
 		t.Fatal(err)
@@ -321,7 +322,7 @@ func TestGeneratedName(t *testing.T) {
 			if m, v := tw.received(tt.mutatingPath)[0].Name, tw.received("/allow")[0].Name; m != "" || v != tt.wantValidated {
 				t.Fatalf("mutating saw %q, validating saw %q; want \"\" and %q", m, v, tt.wantValidated)
 			}
-			if got := objectName(res.Object); got != tt.wantValidated {
+			if got := nameOf(res.Object); got != tt.wantValidated {
 				t.Errorf("the admitted object is named %q, want %q", got, tt.wantValidated)
 			}
 		})
@@ -371,7 +372,7 @@ func TestEquivalentMatchPolicyCallsTheWebhookInItsVersion(t *testing.T) {
 		return w
 	}
 	d := newDispatcher(t, nil, []admissionregistrationv1.ValidatingWebhook{onlyV2(false), onlyV2(true)}, Options{Resources: hpaResources{}, Converter: apiVersionConverter{}})
-	req := &Request{
+	req := &engine.Request{
 		Kind: schema.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "HorizontalPodAutoscaler"}, Resource: hpaV1,
 		Name: "h", Namespace: "default", Operation: admissionv1.Create,
 		Object: json.RawMessage(`{"apiVersion":"autoscaling/v1","kind":"HorizontalPodAutoscaler","metadata":{"name":"h"}}`),
@@ -392,7 +393,7 @@ func TestEquivalentMatchPolicyCallsTheWebhookInItsVersion(t *testing.T) {
 	if err := json.Unmarshal(r.Object.Raw, &obj); err != nil || obj.APIVersion != "autoscaling/v2" {
 		t.Fatalf("object sent as %q, want autoscaling/v2", obj.APIVersion)
 	}
-	if res.Webhooks[1].Outcome != OutcomeSkipped {
+	if res.Webhooks[1].Outcome != engine.OutcomeSkipped {
 		t.Fatalf("exact webhook outcome = %v", res.Webhooks[1].Outcome)
 	}
 }
@@ -445,3 +446,14 @@ func TestMatchConditions(t *testing.T) {
 type errTest string
 
 func (e errTest) Error() string { return string(e) }
+
+// nameOf reads metadata.name of a JSON object.
+func nameOf(obj json.RawMessage) string {
+	var head struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(obj, &head)
+	return head.Metadata.Name
+}

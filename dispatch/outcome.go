@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/admitkit/admit/engine"
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
@@ -29,7 +30,7 @@ func (a *admission) callWebhook(ctx context.Context, inv *invocation) (*admissio
 		a.addAnnotation(h.name+"/"+k, v)
 	}
 	for _, w := range resp.Warnings {
-		a.warnings.add(w)
+		a.at.AddWarning(w)
 	}
 	if !resp.Allowed {
 		return nil, nil, &Rejection{WebhookName: h.name, Status: rejectionStatus(h.name, resp.Result)}
@@ -55,15 +56,15 @@ type finishedCall struct {
 // calling errors are subject to failurePolicy; denials and internal errors always fail.
 func (a *admission) conclude(c finishedCall) error {
 	h, op := c.hook, a.req.Operation
-	result := WebhookResult{Round: c.round, Duration: c.elapsed}
+	result := engine.Row{Round: c.round, Duration: c.elapsed}
 	var callErr *CallingError
 	var rejection *Rejection
 	switch {
 	case c.err == nil:
 		a.d.metrics.observeCall(h, op, c.elapsed, false, 200)
-		result.Outcome, result.Patch = OutcomeAllowed, c.patch
+		result.Outcome, result.Patch = engine.OutcomeAllowed, c.patch
 		if c.patch != nil {
-			result.Outcome = OutcomePatched
+			result.Outcome = engine.OutcomePatched
 		}
 		a.record(h, c.pos, result)
 		return nil
@@ -76,7 +77,7 @@ func (a *admission) conclude(c finishedCall) error {
 		a.d.metrics.observeCall(h, op, c.elapsed, !ignore, code)
 		result.Reason = callErr.Error()
 		if !ignore {
-			result.Outcome = OutcomeError
+			result.Outcome = engine.OutcomeError
 			a.record(h, c.pos, result)
 			return apierrors.NewInternalError(callErr)
 		}
@@ -85,20 +86,20 @@ func (a *admission) conclude(c finishedCall) error {
 			a.addAnnotation(c.failedOpenKey, h.name)
 		}
 		a.d.logger.Warn("calling webhook failed; failing open", "webhook", h.name, "error", callErr.Error())
-		result.Outcome = OutcomeFailedOpen
+		result.Outcome = engine.OutcomeFailedOpen
 		a.record(h, c.pos, result)
 		return nil
 	case errors.As(c.err, &rejection):
 		code := int(rejection.Status.ErrStatus.Code)
 		a.d.metrics.observeRejection(h, op, rejectionNoError, code)
 		a.d.metrics.observeCall(h, op, c.elapsed, true, code)
-		result.Outcome, result.Reason = OutcomeDenied, rejection.Status.ErrStatus.Message
+		result.Outcome, result.Reason = engine.OutcomeDenied, rejection.Status.ErrStatus.Message
 		a.record(h, c.pos, result)
 		return rejection.Status
 	default:
 		a.d.metrics.observeRejection(h, op, rejectionInternalError, 0)
 		a.d.metrics.observeCall(h, op, c.elapsed, true, 0)
-		result.Outcome, result.Reason, result.Patch = OutcomeError, c.err.Error(), c.patch
+		result.Outcome, result.Reason, result.Patch = engine.OutcomeError, c.err.Error(), c.patch
 		a.record(h, c.pos, result)
 		return c.err
 	}

@@ -48,7 +48,7 @@ func (a *admission) reviewRequest(inv *invocation, uid types.UID, object, old js
 		RequestKind:        &kind,
 		RequestResource:    &resource,
 		RequestSubResource: req.SubResource,
-		Name:               a.name,
+		Name:               a.name(),
 		Namespace:          req.Namespace,
 		Operation:          req.Operation,
 		UserInfo:           req.UserInfo,

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/admitkit/admit/engine"
 	"github.com/google/go-cmp/cmp"
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -19,23 +20,23 @@ import (
 // funcPlugin is a plugin made of functions; nil functions leave its phase out.
 type funcPlugin struct {
 	name     string
-	admit    func(*Attributes) error
-	validate func(*Attributes) error
+	admit    func(*engine.Attributes) error
+	validate func(*engine.Attributes) error
 }
 
 func (p *funcPlugin) Name() string { return p.name }
 
 type mutatingFunc struct{ *funcPlugin }
 
-func (p mutatingFunc) Admit(_ context.Context, a *Attributes) error { return p.admit(a) }
+func (p mutatingFunc) Admit(_ context.Context, a *engine.Attributes) error { return p.admit(a) }
 
 type validatingFunc struct{ *funcPlugin }
 
-func (p validatingFunc) Validate(_ context.Context, a *Attributes) error { return p.validate(a) }
+func (p validatingFunc) Validate(_ context.Context, a *engine.Attributes) error { return p.validate(a) }
 
 type preparerFunc struct{ *funcPlugin }
 
-func (p preparerFunc) Prepare(_ context.Context, a *Attributes) error { return p.admit(a) }
+func (p preparerFunc) Prepare(_ context.Context, a *engine.Attributes) error { return p.admit(a) }
 
 // setField returns obj with a top-level member set.
 func setField(t *testing.T, obj json.RawMessage, key string, value any) json.RawMessage {
@@ -55,10 +56,10 @@ func setField(t *testing.T, obj json.RawMessage, key string, value any) json.Raw
 type row struct {
 	Name, Type string
 	Round      int
-	Outcome    Outcome
+	Outcome    engine.Outcome
 }
 
-func rows(res *Result) []row {
+func rows(res *engine.Result) []row {
 	var out []row
 	for _, w := range res.Webhooks {
 		out = append(out, row{w.Name, w.Type, w.Round, w.Outcome})
@@ -72,20 +73,20 @@ func rows(res *Result) []row {
 func TestStagesRunInTheApiserversOrder(t *testing.T) {
 	tw := newTestWebhooks(t)
 	var seen []string
-	mark := &funcPlugin{name: "Marker", admit: func(a *Attributes) error {
+	mark := &funcPlugin{name: "Marker", admit: func(a *engine.Attributes) error {
 		seen = append(seen, "marker")
 		a.SetObject(setField(t, a.Object(), "marker", a.IsReinvoke()))
 		return nil
 	}}
-	check := &funcPlugin{name: "Check", validate: func(a *Attributes) error {
+	check := &funcPlugin{name: "Check", validate: func(a *engine.Attributes) error {
 		seen = append(seen, "check")
 		if !strings.Contains(string(a.Object()), `"prepared":true`) {
 			return errors.New("the validating phase must see the prepared object")
 		}
 		return nil
 	}}
-	quota := &funcPlugin{name: "Quota", validate: func(*Attributes) error { seen = append(seen, "quota"); return nil }}
-	prep := &funcPlugin{name: "Registry", admit: func(a *Attributes) error {
+	quota := &funcPlugin{name: "Quota", validate: func(*engine.Attributes) error { seen = append(seen, "quota"); return nil }}
+	prep := &funcPlugin{name: "Registry", admit: func(a *engine.Attributes) error {
 		seen = append(seen, "prepare")
 		a.SetObject(setField(t, a.Object(), "prepared", true))
 		return nil
@@ -93,10 +94,9 @@ func TestStagesRunInTheApiserversOrder(t *testing.T) {
 	d := newDispatcher(t,
 		[]admissionregistrationv1.MutatingWebhook{asMutating(tw.webhook("/setLabel/a/1"), ifNeeded)},
 		[]admissionregistrationv1.ValidatingWebhook{tw.webhook("/allow")},
-		Options{
-			Plugins:              []Plugin{mutatingFunc{mark}, validatingFunc{check}},
-			Preparer:             preparerFunc{prep},
-			PluginsAfterWebhooks: []ValidatingPlugin{validatingFunc{quota}},
+		Options{}, steps{
+			mutating: []engine.MutatingStep{mutatingFunc{mark}}, validating: []engine.ValidatingStep{validatingFunc{check}},
+			preparer: preparerFunc{prep}, after: []engine.ValidatingStep{validatingFunc{quota}},
 		})
 	res, err := d.Admit(context.Background(), podRequest(admissionv1.Create))
 	if err != nil {
@@ -109,14 +109,14 @@ func TestStagesRunInTheApiserversOrder(t *testing.T) {
 		t.Errorf("stages ran (-want +got):\n%s", diff)
 	}
 	want := []row{
-		{"Marker", "plugin", 0, OutcomePatched},
-		{"setlabel-a-1.example.com", "mutating", 0, OutcomePatched},
-		{"Marker", "plugin", 1, OutcomePatched},                     // its change in round 1 reinvokes the webhook
-		{"setlabel-a-1.example.com", "mutating", 1, OutcomePatched}, // a patch that changes nothing
-		{"Registry", "plugin", 0, OutcomePatched},
-		{"Check", "plugin", 0, OutcomeAllowed},
-		{"allow.example.com", "validating", 0, OutcomeAllowed},
-		{"Quota", "plugin", 0, OutcomeAllowed},
+		{"Marker", "plugin", 0, engine.OutcomePatched},
+		{"setlabel-a-1.example.com", "mutating", 0, engine.OutcomePatched},
+		{"Marker", "plugin", 1, engine.OutcomePatched},                     // its change in round 1 reinvokes the webhook
+		{"setlabel-a-1.example.com", "mutating", 1, engine.OutcomePatched}, // a patch that changes nothing
+		{"Registry", "plugin", 0, engine.OutcomePatched},
+		{"Check", "plugin", 0, engine.OutcomeAllowed},
+		{"allow.example.com", "validating", 0, engine.OutcomeAllowed},
+		{"Quota", "plugin", 0, engine.OutcomeAllowed},
 	}
 	if diff := cmp.Diff(want, rows(res)); diff != "" {
 		t.Errorf("rows (-want +got):\n%s", diff)
@@ -131,20 +131,20 @@ func TestPluginRejections(t *testing.T) {
 		err         error
 		wantCode    int32
 		wantMessage string
-		wantOutcome Outcome
+		wantOutcome engine.Outcome
 	}{
 		{"forbidden", apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "p", errors.New("no PriorityClass with name x was found")),
-			403, `pods "p" is forbidden: no PriorityClass with name x was found`, OutcomeDenied},
-		{"plain error", errors.New("informer not synced"), 500, "Internal error occurred: informer not synced", OutcomeError},
+			403, `pods "p" is forbidden: no PriorityClass with name x was found`, engine.OutcomeDenied},
+		{"plain error", errors.New("informer not synced"), 500, "Internal error occurred: informer not synced", engine.OutcomeError},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tw := newTestWebhooks(t)
-			reject := &funcPlugin{name: "Reject", validate: func(*Attributes) error { return tt.err }}
+			reject := &funcPlugin{name: "Reject", validate: func(*engine.Attributes) error { return tt.err }}
 			ran := false
-			after := &funcPlugin{name: "After", validate: func(*Attributes) error { ran = true; return nil }}
+			after := &funcPlugin{name: "After", validate: func(*engine.Attributes) error { ran = true; return nil }}
 			d := newDispatcher(t, nil, []admissionregistrationv1.ValidatingWebhook{tw.webhook("/allow")},
-				Options{Plugins: []Plugin{validatingFunc{reject}}, PluginsAfterWebhooks: []ValidatingPlugin{validatingFunc{after}}})
+				Options{}, steps{validating: []engine.ValidatingStep{validatingFunc{reject}}, after: []engine.ValidatingStep{validatingFunc{after}}})
 			res, err := d.Admit(context.Background(), podRequest(admissionv1.Create))
 			if err != nil {
 				t.Fatal(err)
@@ -166,7 +166,7 @@ func TestPluginRejections(t *testing.T) {
 // CREATE, as they see the apiserver's generated name.
 func TestPreparerNamesTheObject(t *testing.T) {
 	tw := newTestWebhooks(t)
-	prep := &funcPlugin{name: "Registry", admit: func(a *Attributes) error {
+	prep := &funcPlugin{name: "Registry", admit: func(a *engine.Attributes) error {
 		if a.Name() != "" {
 			return errors.New("a generateName CREATE has no name before preparation")
 		}
@@ -177,7 +177,7 @@ func TestPreparerNamesTheObject(t *testing.T) {
 		a.SetObject(out)
 		return nil
 	}}
-	d := newDispatcher(t, nil, []admissionregistrationv1.ValidatingWebhook{tw.webhook("/allow")}, Options{Preparer: preparerFunc{prep}})
+	d := newDispatcher(t, nil, []admissionregistrationv1.ValidatingWebhook{tw.webhook("/allow")}, Options{}, steps{preparer: preparerFunc{prep}})
 	req := podRequest(admissionv1.Create)
 	req.Name, req.Object = "", json.RawMessage(generateNamePod)
 	res, err := d.Admit(context.Background(), req)
@@ -195,12 +195,12 @@ type recordingCodec struct {
 	changed      bool
 }
 
-func (c *recordingCodec) Decode(_ context.Context, req *Request) (*Decoded, error) {
+func (c *recordingCodec) Decode(_ context.Context, req *engine.Request) (*engine.Decoded, error) {
 	obj := strings.Replace(string(req.Object), `"spec":{`, `"spec":{"defaulted":true,`, 1)
-	return &Decoded{Object: json.RawMessage(obj), OldObject: req.OldObject, Warnings: []string{`unknown field "spec.extra"`}}, nil
+	return &engine.Decoded{Object: json.RawMessage(obj), OldObject: req.OldObject, Warnings: []string{`unknown field "spec.extra"`}}, nil
 }
 
-func (c *recordingCodec) Stored(_ context.Context, _ *Request, object json.RawMessage) (json.RawMessage, error) {
+func (c *recordingCodec) Stored(_ context.Context, _ *engine.Request, object json.RawMessage) (json.RawMessage, error) {
 	return json.RawMessage(strings.Replace(string(object), `"spec":{`, `"spec":{"stored":true,`, 1)), nil
 }
 
@@ -255,9 +255,9 @@ func TestCodec(t *testing.T) {
 func TestExemptObjectsStillMeetPlugins(t *testing.T) {
 	tw := newTestWebhooks(t)
 	ran := 0
-	p := &funcPlugin{name: "P", admit: func(*Attributes) error { ran++; return nil }}
-	d := newDispatcher(t, nil, []admissionregistrationv1.ValidatingWebhook{tw.webhook("/deny")}, Options{Plugins: []Plugin{mutatingFunc{p}}})
-	req := &Request{
+	p := &funcPlugin{name: "P", admit: func(*engine.Attributes) error { ran++; return nil }}
+	d := newDispatcher(t, nil, []admissionregistrationv1.ValidatingWebhook{tw.webhook("/deny")}, Options{}, steps{mutating: []engine.MutatingStep{mutatingFunc{p}}})
+	req := &engine.Request{
 		Kind:     schema.GroupVersionKind{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingWebhookConfiguration"},
 		Resource: schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"},
 		Name:     "v", Operation: admissionv1.Create,
@@ -296,7 +296,7 @@ func TestRequestBodyLimit(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tw := newTestWebhooks(t)
 			d := newDispatcher(t, nil, []admissionregistrationv1.ValidatingWebhook{tw.webhook("/allow")}, Options{MaxRequestBodyBytes: tt.limit})
-			req := &Request{
+			req := &engine.Request{
 				Kind: schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, Resource: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"},
 				Name: "big", Namespace: "default", Operation: admissionv1.Create, Object: padded(tt.size),
 			}
@@ -331,9 +331,9 @@ func TestAdmissionStateLastsOneAdmission(t *testing.T) {
 	type key struct{}
 	seen := []int{}
 	codec := &countingCodec{decode: func(ctx context.Context) {
-		c := AdmissionState(ctx, key{}, func() any { return &counter{} }).(*counter)
+		c := engine.AdmissionState(ctx, key{}, func() any { return &counter{} }).(*counter)
 		c.n++
-		again := AdmissionState(ctx, key{}, func() any { return &counter{} }).(*counter)
+		again := engine.AdmissionState(ctx, key{}, func() any { return &counter{} }).(*counter)
 		again.n++
 		seen = append(seen, again.n)
 	}}
@@ -346,8 +346,8 @@ func TestAdmissionStateLastsOneAdmission(t *testing.T) {
 	if diff := cmp.Diff([]int{2, 2}, seen); diff != "" {
 		t.Errorf("counts per admission (-want +got):\n%s", diff)
 	}
-	outside := AdmissionState(context.Background(), key{}, func() any { return &counter{n: 7} }).(*counter)
-	if outside.n != 7 || AdmissionState(context.Background(), key{}, func() any { return &counter{} }).(*counter).n != 0 {
+	outside := engine.AdmissionState(context.Background(), key{}, func() any { return &counter{n: 7} }).(*counter)
+	if outside.n != 7 || engine.AdmissionState(context.Background(), key{}, func() any { return &counter{} }).(*counter).n != 0 {
 		t.Error("a context of no admission kept state")
 	}
 }
@@ -355,15 +355,15 @@ func TestAdmissionStateLastsOneAdmission(t *testing.T) {
 // countingCodec decodes nothing, and tells decode about each admission's context.
 type countingCodec struct{ decode func(ctx context.Context) }
 
-func (c *countingCodec) Decode(ctx context.Context, req *Request) (*Decoded, error) {
+func (c *countingCodec) Decode(ctx context.Context, req *engine.Request) (*engine.Decoded, error) {
 	c.decode(ctx)
-	return &Decoded{Object: req.Object, OldObject: req.OldObject}, nil
+	return &engine.Decoded{Object: req.Object, OldObject: req.OldObject}, nil
 }
 
 func (c *countingCodec) Patched(_ context.Context, _ schema.GroupVersionKind, _, patched json.RawMessage) (json.RawMessage, bool, error) {
 	return patched, true, nil
 }
 
-func (c *countingCodec) Stored(_ context.Context, _ *Request, object json.RawMessage) (json.RawMessage, error) {
+func (c *countingCodec) Stored(_ context.Context, _ *engine.Request, object json.RawMessage) (json.RawMessage, error) {
 	return object, nil
 }

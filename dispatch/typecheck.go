@@ -17,7 +17,7 @@ import (
 // breaks the type (metadata turned into a string) fails the request whatever the policy.
 //
 // Decoding the whole object was a quarter of the dispatcher's CPU. The object before the patch
-// decodes (the apiserver decoded it before admission; Request.Object says so), and a value can
+// decodes (the apiserver decoded it before admission; engine.Request.Object says so), and a value can
 // only break the type where it lands, so it is enough to decode each value the patch writes
 // into the Go type at its path. Where that type cannot be told from the path (inside a type
 // that decodes itself, an interface, a map with non-string keys) and whenever a value does not

@@ -5,50 +5,54 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/admitkit/admit/engine"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
 const validatingFailedOpenAnnotationPrefix = "failed-open.validating.webhook.admission.k8s.io/"
 
-// validate runs the validating phase: the plugins before the webhooks, the webhooks, the plugins
-// after them, stopping at the first step that rejects. It returns every rejection of that step.
-func (a *admission) validate(ctx context.Context) []error {
-	for i, p := range a.d.validatingPlugins {
-		order := rowOrder{phase: phaseValidating, step: stepPluginsBefore, pos: i}
-		if err := a.runPlugin(p, order, func(at *Attributes) error { return p.Validate(ctx, at) }); err != nil {
-			return []error{err}
-		}
+// validatingWebhooks is the validating phase's webhooks step, kube-apiserver's
+// ValidatingAdmissionWebhook plugin.
+type validatingWebhooks struct{ w *Webhooks }
+
+func (validatingWebhooks) Name() string { return "ValidatingAdmissionWebhook" }
+func (validatingWebhooks) Type() string { return "validating" }
+
+// Validate calls every matching validating webhook in parallel. When several reject, the
+// request gets the lowest-index rejection and the result lists all (engine.Rejections).
+func (v validatingWebhooks) Validate(ctx context.Context, at *engine.Attributes) error {
+	if len(v.w.validating) == 0 {
+		at.NotApplicable()
+		return nil
 	}
-	if errs := a.validateWebhooks(ctx); len(errs) > 0 {
-		return errs
+	errs := v.w.admission(ctx, at).validateWebhooks(ctx)
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return errs[0]
 	}
-	for i, p := range a.d.pluginsAfter {
-		order := rowOrder{phase: phaseValidating, step: stepPluginsAfter, pos: i}
-		if err := a.runPlugin(p, order, func(at *Attributes) error { return p.Validate(ctx, at) }); err != nil {
-			return []error{err}
-		}
-	}
-	return nil
+	return engine.Rejections(errs)
 }
 
 // validateWebhooks decides which validating webhooks apply, calls them all in parallel and
 // returns every error in webhook order. The apiserver returns whichever error arrives first;
-// admit returns the lowest-index one (deterministic) and keeps the others in the Result.
+// admit returns the lowest-index one (deterministic) and keeps the others in the result.
 func (a *admission) validateWebhooks(ctx context.Context) []error {
 	var matched []*invocation
 	var positions []int
 	for pos, h := range a.d.validating {
 		if a.exemptReason != "" {
-			a.record(h, pos, WebhookResult{Outcome: OutcomeSkipped, Reason: a.exemptReason})
+			a.record(h, pos, engine.Row{Outcome: engine.OutcomeSkipped, Reason: a.exemptReason})
 			continue
 		}
 		inv, skipped, err := a.shouldCall(ctx, h)
 		if err != nil {
-			a.record(h, pos, WebhookResult{Outcome: OutcomeError, Reason: err.Error()})
+			a.record(h, pos, engine.Row{Outcome: engine.OutcomeError, Reason: err.Error()})
 			return []error{err}
 		}
 		if inv == nil {
-			a.record(h, pos, WebhookResult{Outcome: OutcomeSkipped, Reason: skipped.reason})
+			a.record(h, pos, engine.Row{Outcome: engine.OutcomeSkipped, Reason: skipped.reason})
 			continue
 		}
 		matched = append(matched, inv)
@@ -58,7 +62,7 @@ func (a *admission) validateWebhooks(ctx context.Context) []error {
 		return nil
 	}
 	if ctx.Err() != nil {
-		return []error{requestTimeout()}
+		return []error{engine.RequestTimeout()}
 	}
 
 	errs := make([]error, len(matched))
@@ -93,12 +97,12 @@ func (a *admission) callValidating(ctx context.Context, inv *invocation, index, 
 			if h.ignoresFailures() {
 				a.d.metrics.observeFailOpen(h)
 				a.addAnnotation(failedOpenKey, h.name)
-				a.record(h, pos, WebhookResult{Outcome: OutcomeFailedOpen, Reason: fmt.Sprintf("panic: %v", v), Duration: elapsed})
+				a.record(h, pos, engine.Row{Outcome: engine.OutcomeFailedOpen, Reason: fmt.Sprintf("panic: %v", v), Duration: elapsed})
 				result = nil
 				return
 			}
 			result = apierrors.NewInternalError(fmt.Errorf("ValidatingAdmissionWebhook/%v has panicked: %v", h.name, v))
-			a.record(h, pos, WebhookResult{Outcome: OutcomeError, Reason: result.Error(), Duration: elapsed})
+			a.record(h, pos, engine.Row{Outcome: engine.OutcomeError, Reason: result.Error(), Duration: elapsed})
 		}
 	}()
 	_, _, err := a.callWebhook(ctx, inv)

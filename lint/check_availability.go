@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/engine"
 )
 
 const (
@@ -130,7 +130,7 @@ func checkNodeLeases(a *analysis) []finding {
 // checkVirtualResources (B06): webhooks matching authentication and authorization reviews.
 func checkVirtualResources(a *analysis) []finding {
 	var virtual []request
-	for _, gr := range dispatch.ExcludedVirtualResources() {
+	for _, gr := range engine.ExcludedVirtualResources() {
 		r := request{gvr: gr.WithVersion("v1"), operation: admissionregistrationv1.Create}
 		if res, ok := preferredResource(a.mapper, gr); ok {
 			r.gvr, r.namespaced = res.GVR, res.Namespaced

@@ -12,7 +12,9 @@ import (
 	"github.com/admitkit/admit/chain"
 	"github.com/admitkit/admit/dispatch"
 	"github.com/admitkit/admit/dispatch/convert"
+	"github.com/admitkit/admit/dispatch/live"
 	"github.com/admitkit/admit/dispatch/matchconditions"
+	"github.com/admitkit/admit/engine"
 )
 
 // Admit admits every outcome's request — the chain (unless WebhooksOnly) and the dispatcher
@@ -61,55 +63,67 @@ func (s *Session) Admit(ctx context.Context, outcomes []*Outcome) error {
 	return nil
 }
 
-// dispatcher builds what admits the requests: the webhooks, and the chain around them unless
-// WebhooksOnly. close stops the chain.
-func (s *Session) dispatcher(ctx context.Context, outcomes []*Outcome) (_ *dispatch.Dispatcher, close func(), err error) {
+// admitter admits one request: a Dispatcher (webhooks alone) or an engine.Pipeline (the chain's
+// steps with the webhooks among them).
+type admitter interface {
+	Admit(ctx context.Context, req *engine.Request) (*engine.Result, error)
+}
+
+// dispatcher builds what admits the requests: the webhooks, and the chain's steps around them
+// unless WebhooksOnly (chain.Steps.Pipeline). close stops the chain.
+func (s *Session) dispatcher(ctx context.Context, outcomes []*Outcome) (_ admitter, close func(), err error) {
 	opts := dispatch.Options{
 		Mutating: s.cfg.Mutating, Validating: s.cfg.Validating, Resources: s.mapper,
 		Conditions: matchconditions.Compiler(nil), ServiceResolver: s.cfg.ServiceResolver, Transport: s.cfg.Transport,
 		MaxRequestBodyBytes: s.cfg.APIServer.MaxRequestBodyBytes, Now: s.cfg.Now,
 	}
-	close = func() {}
 	if s.cfg.WebhooksOnly {
 		opts.Namespaces = s.staticNamespaces()
 		if opts.Converter, err = convert.New(s.crds...); err != nil {
 			return nil, nil, err
 		}
-	} else {
-		// The reviewed objects' namespaces exist unless the state is known to be whole.
-		var assumedNamespaces []string
-		if !s.cfg.CompleteState {
-			assumedNamespaces = Namespaces(outcomes)
-		}
-		// One moment for the whole run: every object created at it, whatever the order.
-		now := s.cfg.Now()
-		c, err := chain.New(ctx, chain.Config{
-			Objects: s.state(outcomes), Namespaces: assumedNamespaces, CRDs: s.crds,
-			FieldManager: s.cfg.FieldManager, ServiceCIDR: s.cfg.APIServer.ServiceCIDR,
-			DisallowPrivileged:     s.cfg.APIServer.DisallowPrivileged,
-			EnableAdmissionPlugins: s.cfg.APIServer.EnableAdmissionPlugins, DisableAdmissionPlugins: s.cfg.APIServer.DisableAdmissionPlugins,
-			AdmissionControlConfigFile: s.cfg.APIServer.AdmissionControlConfigFile,
-			Now:                        func() time.Time { return now },
-			NewUID:                     objectUID,
-		})
+		d, err := dispatch.New(opts)
 		if err != nil {
-			return nil, nil, fmt.Errorf("the cluster state: %w", err)
+			return nil, nil, err
 		}
-		close = c.Close
-		c.Apply(&opts)
-		s.assumed = c.Assumed()
+		return d, func() {}, nil
 	}
-	d, err := dispatch.New(opts)
+	// The reviewed objects' namespaces exist unless the state is known to be whole.
+	var assumedNamespaces []string
+	if !s.cfg.CompleteState {
+		assumedNamespaces = Namespaces(outcomes)
+	}
+	// One moment for the whole run: every object created at it, whatever the order.
+	now := s.cfg.Now()
+	c, err := chain.New(ctx, chain.Config{
+		Objects: s.state(outcomes), Namespaces: assumedNamespaces, CRDs: s.crds,
+		FieldManager: s.cfg.FieldManager, ServiceCIDR: s.cfg.APIServer.ServiceCIDR,
+		DisallowPrivileged:     s.cfg.APIServer.DisallowPrivileged,
+		EnableAdmissionPlugins: s.cfg.APIServer.EnableAdmissionPlugins, DisableAdmissionPlugins: s.cfg.APIServer.DisableAdmissionPlugins,
+		AdmissionControlConfigFile: s.cfg.APIServer.AdmissionControlConfigFile,
+		Now:                        func() time.Time { return now },
+		NewUID:                     objectUID,
+	})
 	if err != nil {
-		close()
+		return nil, nil, fmt.Errorf("the cluster state: %w", err)
+	}
+	s.assumed = c.Assumed()
+	steps := c.Steps()
+	opts.Codec, opts.Converter = steps.Codec, steps.Converter
+	opts.Namespaces = live.ListerNamespaces{Lister: steps.Namespaces, Client: steps.Client}
+	webhooks, err := dispatch.NewWebhooks(opts)
+	if err != nil {
+		c.Close()
 		return nil, nil, err
 	}
-	return d, close, nil
+	pipeline := steps.Pipeline(webhooks.Mutating(), webhooks.Validating())
+	pipeline.MaxRequestBodyBytes, pipeline.Now = opts.MaxRequestBodyBytes, opts.Now
+	return pipeline, c.Close, nil
 }
 
 // objectUID is the uid of a created object, derived from what it is: the same on every run and
 // at any concurrency, distinct for distinct objects.
-func objectUID(req *dispatch.Request) string {
+func objectUID(req *engine.Request) string {
 	name := req.Name
 	if name == "" {
 		name = req.GeneratedName

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kjson "sigs.k8s.io/json"
 
-	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/resources"
 )
 
@@ -161,7 +161,7 @@ func (s *Session) resolve(in Input, w Write) (*resolved, error) {
 }
 
 // request builds the admission for one object, an UPDATE of old when old is not nil.
-func (s *Session) request(obj, old *resolved, op admissionv1.Operation, w Write) (*dispatch.Request, error) {
+func (s *Session) request(obj, old *resolved, op admissionv1.Operation, w Write) (*engine.Request, error) {
 	source, res, gvk := obj.Source, obj.resource, obj.Object.GroupVersionKind()
 	if op == "" {
 		op = admissionv1.Create
@@ -201,8 +201,8 @@ func (s *Session) request(obj, old *resolved, op admissionv1.Operation, w Write)
 }
 
 // newRequest is a request's frame: what is written, by whom, with the options kubectl sends.
-func (s *Session) newRequest(kind schema.GroupVersionKind, resource schema.GroupVersionResource, name, namespace string, op admissionv1.Operation, w Write) (*dispatch.Request, error) {
-	req := &dispatch.Request{
+func (s *Session) newRequest(kind schema.GroupVersionKind, resource schema.GroupVersionResource, name, namespace string, op admissionv1.Operation, w Write) (*engine.Request, error) {
+	req := &engine.Request{
 		Kind: kind, Resource: resource, SubResource: w.SubResource, Name: name, Namespace: namespace,
 		Operation: op, DryRun: w.DryRun, UserInfo: w.User,
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/admitkit/admit/chain"
 	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/resources"
 )
 
@@ -171,9 +172,9 @@ type Outcome struct {
 	Source string
 	Object *unstructured.Unstructured
 	// Request is the admission the apiserver would run; nil when Err says why there is none.
-	Request *dispatch.Request
+	Request *engine.Request
 	// Result is the admission's outcome, after Admit.
-	Result *dispatch.Result
+	Result *engine.Result
 	// Err is why the object could not be reviewed: the input's problem, or a malformed request.
 	Err error
 	// Took is how long the admission took.

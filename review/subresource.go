@@ -7,7 +7,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/resources"
 )
 
@@ -69,7 +69,7 @@ func (s *Session) subresourceBody(in Input, w Write, olds map[objectKey]*resolve
 }
 
 // subresourceRequest is the admission of a subresource's body on its parent.
-func (s *Session) subresourceRequest(body, parent *resolved, op admissionv1.Operation, w Write) (*dispatch.Request, error) {
+func (s *Session) subresourceRequest(body, parent *resolved, op admissionv1.Operation, w Write) (*engine.Request, error) {
 	source, res := body.Source, body.resource
 	sub, _ := res.Subresource(w.SubResource)
 	if op == "" {
@@ -105,7 +105,7 @@ func (s *Session) subresourceRequest(body, parent *resolved, op admissionv1.Oper
 
 // scaleFromParent turns the UPDATE of a changed parent written to the scale subresource into
 // the UPDATE of its Scale: the stored parent's Scale, with the changed parent's replicas.
-func (s *Session) scaleFromParent(req *dispatch.Request, obj, old *resolved) (*dispatch.Request, error) {
+func (s *Session) scaleFromParent(req *engine.Request, obj, old *resolved) (*engine.Request, error) {
 	source, resource := obj.Source, obj.resource.GVR.GroupResource()
 	if !s.scales.Has(resource) {
 		return nil, fmt.Errorf("%s: %s has no scale subresource", source, resource)

@@ -12,7 +12,7 @@ import (
 )
 
 // Outcome is what a webhook decided. Its values are the "outcome" label of the request metrics
-// and the same words dispatch.Outcome uses for a webhook's call as the caller sees it; the zero
+// and the same words engine.Outcome uses for a webhook's call as the caller sees it; the zero
 // Outcome (a zero Response) admits, as OutcomeAllowed.
 type Outcome string
 

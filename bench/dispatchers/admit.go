@@ -11,12 +11,13 @@ import (
 
 	"github.com/admitkit/admit/bench"
 	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/engine"
 )
 
 // Admit is admit's dispatcher with the benchmark's webhooks.
 type Admit struct {
 	dispatcher *dispatch.Dispatcher
-	request    dispatch.Request
+	request    engine.Request
 }
 
 // NewAdmit builds admit's dispatcher for hooks, recording the apiserver's webhook metrics on a
@@ -40,7 +41,7 @@ func NewAdmit(hooks Webhooks, podJSON []byte) (*Admit, error) {
 	if err := json.Unmarshal(podJSON, &meta); err != nil {
 		return nil, fmt.Errorf("reading the pod's name: %w", err)
 	}
-	return &Admit{dispatcher: d, request: dispatch.Request{
+	return &Admit{dispatcher: d, request: engine.Request{
 		Kind:      podKind,
 		Resource:  podResource,
 		Name:      meta.Metadata.Name,
@@ -51,7 +52,7 @@ func NewAdmit(hooks Webhooks, podJSON []byte) (*Admit, error) {
 	}}, nil
 }
 
-func (a *Admit) admit(ctx context.Context) (*dispatch.Result, error) {
+func (a *Admit) admit(ctx context.Context) (*engine.Result, error) {
 	req := a.request // each admission gets its own Request; they share the read-only object
 	res, err := a.dispatcher.Admit(ctx, &req)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/internal/webhooktest"
 )
 
@@ -74,7 +75,7 @@ func TestMissingNamespaceFailsWith404(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := d.Admit(context.Background(), &dispatch.Request{
+	res, err := d.Admit(context.Background(), &engine.Request{
 		Kind: schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, Resource: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"},
 		Name: "c", Namespace: "default", Operation: admissionv1.Create,
 		Object: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"default"}}`),

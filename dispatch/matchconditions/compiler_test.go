@@ -14,6 +14,7 @@ import (
 
 	"github.com/admitkit/admit/dispatch"
 	"github.com/admitkit/admit/dispatch/matchconditions"
+	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/internal/webhooktest"
 )
 
@@ -43,8 +44,8 @@ func dispatcher(t *testing.T, w admissionregistrationv1.ValidatingWebhook, metri
 	return d
 }
 
-func podCreate(name string) *dispatch.Request {
-	return &dispatch.Request{
+func podCreate(name string) *engine.Request {
+	return &engine.Request{
 		Kind: schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"},
 		Name: name, Namespace: "default", Operation: admissionv1.Create,
 		Object: []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"` + name + `","namespace":"default","labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"i"}]}}`),

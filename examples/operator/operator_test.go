@@ -12,8 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/admitkit/admit/certs"
-	"github.com/admitkit/admit/dispatch"
 	"github.com/admitkit/admit/dispatch/config"
+	"github.com/admitkit/admit/engine"
 	cachev1 "github.com/admitkit/admit/examples/operator/api/v1"
 	cachev2 "github.com/admitkit/admit/examples/operator/api/v2"
 	"github.com/admitkit/admit/lint"
@@ -198,9 +198,9 @@ func TestClientsWebhookSeesOnlyCacheClients(t *testing.T) {
 	}
 }
 
-func calledWebhook(result *dispatch.Result, name string) bool {
+func calledWebhook(result *engine.Result, name string) bool {
 	for _, w := range result.Webhooks {
-		if w.Name == name && w.Outcome != dispatch.OutcomeSkipped {
+		if w.Name == name && w.Outcome != engine.OutcomeSkipped {
 			return true
 		}
 	}

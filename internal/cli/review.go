@@ -16,6 +16,7 @@ import (
 
 	"github.com/admitkit/admit/chain"
 	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/review"
 )
 
@@ -144,7 +145,7 @@ Exit codes: 0 every object admitted, 1 an object rejected, 2 bad input.`,
 	f.StringSliceVar(&o.enablePlugins, "enable-admission-plugins", nil, "kube-apiserver's --enable-admission-plugins: admission plugins run beyond its defaults, e.g. AlwaysPullImages,PodNodeSelector")
 	f.StringSliceVar(&o.disablePlugins, "disable-admission-plugins", nil, "kube-apiserver's --disable-admission-plugins: default admission plugins that do not run")
 	onceStringVar(f, &o.admissionConfigFile, "admission-control-config-file", "", "kube-apiserver's --admission-control-config-file: an AdmissionConfiguration with the plugins' configurations (PodSecurity's defaults and exemptions, ...)")
-	f.Int64Var(&o.maxRequestBodyBytes, "max-request-body-bytes", dispatch.DefaultMaxRequestBodyBytes, "kube-apiserver's --max-request-body-bytes: a larger object is refused with 413")
+	f.Int64Var(&o.maxRequestBodyBytes, "max-request-body-bytes", engine.DefaultMaxRequestBodyBytes, "kube-apiserver's --max-request-body-bytes: a larger object is refused with 413")
 	f.BoolVar(&o.completeState, "complete-state", false, "the cluster state given (--cluster, --namespaces) is the whole cluster: an object in a namespace it does not have gets the apiserver's 404, as with --kubeconfig, instead of the namespace being assumed")
 	f.BoolVar(&o.onlyHooks, "webhooks-only", false, "call the webhooks with the objects as given and as patched, without kube-apiserver's decoding, defaulting, built-in admission plugins and preparation")
 	for _, alias := range []string{"user", "group", "timeout"} {
@@ -436,7 +437,7 @@ func (o *reviewOptions) report(streams Streams, outcomes []*review.Outcome, assu
 // singleReview is the JSON and YAML output of one object: the review contract, and what was
 // assumed of the cluster.
 type singleReview struct {
-	*dispatch.Result
+	*engine.Result
 	Assumed []string `json:"assumed,omitempty"`
 }
 
@@ -460,7 +461,7 @@ type reviewEntry struct {
 	Namespace string                `json:"namespace,omitempty"`
 	Name      string                `json:"name,omitempty"`
 	Error     string                `json:"error,omitempty"`
-	*dispatch.Result
+	*engine.Result
 }
 
 // reviewListOutput is the JSON and YAML output of several objects, or of one with --list: a

@@ -14,7 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/patch"
 	"github.com/admitkit/admit/review"
 )
@@ -53,7 +53,7 @@ type textOptions struct {
 
 // printReviewText prints one object's review: the steps of the chain, the decision, warnings,
 // what failed open, and what admission changed.
-func printReviewText(w io.Writer, req *dispatch.Request, res *dispatch.Result, opts textOptions) error {
+func printReviewText(w io.Writer, req *engine.Request, res *engine.Result, opts textOptions) error {
 	paint := func(code, s string) string {
 		if !opts.color {
 			return s
@@ -86,9 +86,9 @@ func printReviewText(w io.Writer, req *dispatch.Request, res *dispatch.Result, o
 			fmt.Fprintf(w, "  - %s\n", warning)
 		}
 	}
-	var failedOpen []dispatch.WebhookResult
+	var failedOpen []engine.Row
 	for _, h := range res.Webhooks {
-		if h.Outcome == dispatch.OutcomeFailedOpen {
+		if h.Outcome == engine.OutcomeFailedOpen {
 			failedOpen = append(failedOpen, h)
 		}
 	}
@@ -109,7 +109,7 @@ func printReviewText(w io.Writer, req *dispatch.Request, res *dispatch.Result, o
 
 // printSteps prints the chain's steps as a table. Without verbose, webhooks that were not
 // called and plugins that neither changed nor rejected anything are counted, not listed.
-func printSteps(w io.Writer, res *dispatch.Result, verbose bool) error {
+func printSteps(w io.Writer, res *engine.Result, verbose bool) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "STEP\tTYPE\tROUND\tOUTCOME\tDURATION\tDETAIL")
 	shown, skippedHooks, skippedPolicies, quietPlugins := 0, 0, 0, 0
@@ -117,7 +117,7 @@ func printSteps(w io.Writer, res *dispatch.Result, verbose bool) error {
 		webhook := h.Type == "mutating" || h.Type == "validating"
 		// Webhooks and admission policies are the cluster's own: listed when they ran.
 		configured := webhook || h.Binding != ""
-		quiet := h.Outcome == dispatch.OutcomeSkipped || (!configured && h.Outcome == dispatch.OutcomeAllowed)
+		quiet := h.Outcome == engine.OutcomeSkipped || (!configured && h.Outcome == engine.OutcomeAllowed)
 		if quiet && !verbose {
 			switch {
 			case webhook:
@@ -130,7 +130,7 @@ func printSteps(w io.Writer, res *dispatch.Result, verbose bool) error {
 			continue
 		}
 		duration := "-"
-		if h.Outcome != dispatch.OutcomeSkipped {
+		if h.Outcome != engine.OutcomeSkipped {
 			duration = h.Duration.Round(10 * time.Microsecond).String()
 		}
 		typ := h.Type
@@ -243,9 +243,9 @@ func printChange(w io.Writer, title string, from, to json.RawMessage, paint func
 const detailWidth = 90
 
 // detail is the table's last column: why a webhook was skipped, what it returned, or its error.
-func detail(h dispatch.WebhookResult) string {
+func detail(h engine.Row) string {
 	s := strings.Join(strings.Fields(h.Reason), " ")
-	if h.Outcome == dispatch.OutcomePatched && s == "" {
+	if h.Outcome == engine.OutcomePatched && s == "" {
 		var ops []json.RawMessage
 		if json.Unmarshal(h.Patch, &ops) == nil {
 			s = fmt.Sprintf("%d patch operations", len(ops))

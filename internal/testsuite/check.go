@@ -11,12 +11,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/engine"
 )
 
 // Check compares a result with a case's expectations and returns one sentence per difference;
 // none means the case passed.
-func Check(e Expect, res *dispatch.Result) []string {
+func Check(e Expect, res *engine.Result) []string {
 	var failures []string
 	failf := func(format string, args ...any) { failures = append(failures, fmt.Sprintf(format, args...)) }
 	if e.Allowed != nil && *e.Allowed != res.Allowed {
@@ -67,7 +67,7 @@ func Check(e Expect, res *dispatch.Result) []string {
 		switch {
 		case i < 0:
 			failf("no webhook or policy %q in the result: it is not configured, or admission stopped before it", name)
-		case rows[i].Outcome == string(dispatch.OutcomeSkipped) && e.Outcomes[name] != rows[i].Outcome:
+		case rows[i].Outcome == string(engine.OutcomeSkipped) && e.Outcomes[name] != rows[i].Outcome:
 			failf("%s: skipped, not called (%s), want %s", name, rows[i].Reason, e.Outcomes[name])
 		case rows[i].Outcome != e.Outcomes[name]:
 			failf("%s: %s, want %s", name, rows[i].Outcome, e.Outcomes[name])
@@ -109,7 +109,7 @@ func Check(e Expect, res *dispatch.Result) []string {
 
 // isCall reports whether a result row is a webhook or an admission policy (not a built-in
 // plugin or a preparation step).
-func isCall(w dispatch.WebhookResult) bool {
+func isCall(w engine.Row) bool {
 	switch w.Type {
 	case "mutating", "validating":
 		return true
@@ -123,10 +123,10 @@ func isCall(w dispatch.WebhookResult) bool {
 
 // Called lists the webhooks and policies that were called (not skipped), in the order of their
 // first call.
-func Called(res *dispatch.Result) []string {
+func Called(res *engine.Result) []string {
 	var out []string
 	for _, w := range res.Webhooks {
-		if isCall(w) && w.Outcome != dispatch.OutcomeSkipped && !slices.Contains(out, w.Name) {
+		if isCall(w) && w.Outcome != engine.OutcomeSkipped && !slices.Contains(out, w.Name) {
 			out = append(out, w.Name)
 		}
 	}
@@ -135,7 +135,7 @@ func Called(res *dispatch.Result) []string {
 
 // Outcomes maps each webhook and policy to its outcome: its last round's, unless that round
 // skipped it after an earlier one called it (a reinvocation that did not happen).
-func Outcomes(res *dispatch.Result) map[string]string {
+func Outcomes(res *engine.Result) map[string]string {
 	out := map[string]string{}
 	for _, r := range Rows(res) {
 		out[r.Name] = r.Outcome
@@ -158,7 +158,7 @@ type Row struct {
 
 // Rows lists each webhook and policy once, in the order of their first row, with the outcome
 // Outcomes gives it.
-func Rows(res *dispatch.Result) []Row {
+func Rows(res *engine.Result) []Row {
 	var out []Row
 	for _, w := range res.Webhooks {
 		if !isCall(w) {
@@ -169,7 +169,7 @@ func Rows(res *dispatch.Result) []Row {
 		switch {
 		case i < 0:
 			out = append(out, row)
-		case w.Outcome == dispatch.OutcomeSkipped && out[i].Outcome != string(dispatch.OutcomeSkipped):
+		case w.Outcome == engine.OutcomeSkipped && out[i].Outcome != string(engine.OutcomeSkipped):
 			// A reinvocation that did not happen: the call stands.
 		default:
 			out[i] = row
@@ -187,7 +187,7 @@ func whyNotCalled(want []string, rows []Row) string {
 		switch {
 		case i < 0:
 			notes = append(notes, fmt.Sprintf("%q is not configured, or admission stopped before it", name))
-		case rows[i].Outcome == string(dispatch.OutcomeSkipped):
+		case rows[i].Outcome == string(engine.OutcomeSkipped):
 			notes = append(notes, fmt.Sprintf("%q was skipped: %s", name, rows[i].Reason))
 		}
 	}
@@ -197,7 +197,7 @@ func whyNotCalled(want []string, rows []Row) string {
 	return "; " + strings.Join(notes, "; ")
 }
 
-func statusLine(res *dispatch.Result) string {
+func statusLine(res *engine.Result) string {
 	if res.Status == nil {
 		return "no status"
 	}

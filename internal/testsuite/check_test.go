@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/engine"
 )
 
 // expectFrom parses an expect block as a test file would hold it.
@@ -21,29 +21,29 @@ func expectFrom(t *testing.T, block string) Expect {
 }
 
 func TestCheck(t *testing.T) {
-	rejected := &dispatch.Result{
+	rejected := &engine.Result{
 		Allowed: false,
 		Status:  &metav1.Status{Code: 403, Reason: metav1.StatusReasonForbidden, Message: `admission webhook "a.example.com" denied the request: no`},
-		Webhooks: []dispatch.WebhookResult{
-			{Name: "NamespaceLifecycle", Type: "admission-plugin", Outcome: dispatch.OutcomeAllowed},
-			{Name: "m.example.com", Type: "mutating", Round: 0, Outcome: dispatch.OutcomePatched},
-			{Name: "m.example.com", Type: "mutating", Round: 1, Outcome: dispatch.OutcomeSkipped},
-			{Name: "MutatingAdmissionPolicy", Type: "mutating-policy", Outcome: dispatch.OutcomeAllowed},
-			{Name: "limit", Type: "validating-policy", Binding: "limit", Outcome: dispatch.OutcomeAllowed},
-			{Name: "a.example.com", Type: "validating", Outcome: dispatch.OutcomeDenied},
-			{Name: "b.example.com", Type: "validating", Outcome: dispatch.OutcomeSkipped},
+		Webhooks: []engine.Row{
+			{Name: "NamespaceLifecycle", Type: "admission-plugin", Outcome: engine.OutcomeAllowed},
+			{Name: "m.example.com", Type: "mutating", Round: 0, Outcome: engine.OutcomePatched},
+			{Name: "m.example.com", Type: "mutating", Round: 1, Outcome: engine.OutcomeSkipped},
+			{Name: "MutatingAdmissionPolicy", Type: "mutating-policy", Outcome: engine.OutcomeAllowed},
+			{Name: "limit", Type: "validating-policy", Binding: "limit", Outcome: engine.OutcomeAllowed},
+			{Name: "a.example.com", Type: "validating", Outcome: engine.OutcomeDenied},
+			{Name: "b.example.com", Type: "validating", Outcome: engine.OutcomeSkipped},
 		},
 		Warnings:         []string{"w1"},
 		AuditAnnotations: map[string]string{"k": "v"},
 	}
-	admitted := &dispatch.Result{
+	admitted := &engine.Result{
 		Allowed: true,
 		Object:  json.RawMessage(`{"metadata":{"labels":{"app.kubernetes.io/name":"web","n":"1"}},"spec":{"replicas":3,"containers":[{"image":"a"},{"image":"b"}]}}`),
 	}
 	tests := []struct {
 		name   string
 		expect string
-		result *dispatch.Result
+		result *engine.Result
 		want   []string
 	}{
 		{

@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/engine"
 )
 
 // A deployment as admission leaves it: the fields the apiserver sets anew on every write among
@@ -14,7 +14,7 @@ import (
 const admittedDeployment = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","uid":"u-1","creationTimestamp":"2026-01-01T00:00:00Z","managedFields":[{"manager":"admit"}],"labels":{"tier":"standard","app.kubernetes.io/name":"web"}},"spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"web","image":"a"},{"name":"proxy","image":"b"}]}}}}`
 
 func TestObjectExpectations(t *testing.T) {
-	res := &dispatch.Result{Allowed: true, Object: json.RawMessage(admittedDeployment)}
+	res := &engine.Result{Allowed: true, Object: json.RawMessage(admittedDeployment)}
 	tests := []struct {
 		name   string
 		expect string
@@ -45,7 +45,7 @@ func TestObjectExpectations(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			result := res
 			if tt.name == "no object to compare" {
-				result = &dispatch.Result{Allowed: true}
+				result = &engine.Result{Allowed: true}
 			}
 			if diff := cmp.Diff(tt.want, Check(expectFrom(t, tt.expect), result)); diff != "" {
 				t.Errorf("Check (-want +got):\n%s", diff)
@@ -68,11 +68,11 @@ func TestCompareBoundsItsReport(t *testing.T) {
 // Skipped webhooks and policies are told apart from called ones, with the reason, and a wrong
 // expectation about them says why they were not called.
 func TestRowsAndSkips(t *testing.T) {
-	res := &dispatch.Result{Allowed: true, Webhooks: []dispatch.WebhookResult{
-		{Name: "NamespaceLifecycle", Type: "admission-plugin", Outcome: dispatch.OutcomeAllowed},
-		{Name: "m.example.com", Type: "mutating", Outcome: dispatch.OutcomePatched},
-		{Name: "m.example.com", Type: "mutating", Round: 1, Outcome: dispatch.OutcomeSkipped, Reason: "no reinvocation"},
-		{Name: "limit", Type: "validating-policy", Binding: "limit-binding", Outcome: dispatch.OutcomeSkipped, Reason: "the binding's matchResources do not match CREATE configmaps"},
+	res := &engine.Result{Allowed: true, Webhooks: []engine.Row{
+		{Name: "NamespaceLifecycle", Type: "admission-plugin", Outcome: engine.OutcomeAllowed},
+		{Name: "m.example.com", Type: "mutating", Outcome: engine.OutcomePatched},
+		{Name: "m.example.com", Type: "mutating", Round: 1, Outcome: engine.OutcomeSkipped, Reason: "no reinvocation"},
+		{Name: "limit", Type: "validating-policy", Binding: "limit-binding", Outcome: engine.OutcomeSkipped, Reason: "the binding's matchResources do not match CREATE configmaps"},
 	}}
 	wantRows := []Row{
 		{Name: "m.example.com", Type: "mutating", Outcome: "patched"},

@@ -10,7 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/engine"
 )
 
 // Update replaces the expectations of c with what res shows, as golden files are updated: the
@@ -18,7 +18,7 @@ import (
 // is kept), warnings when there are some or the case listed them, the webhooks and policies
 // called; reason, audit annotations, outcomes and fields only where the case checked them, with
 // the keys it checked. The rest of the file is left as it was.
-func (c *Case) Update(res *dispatch.Result) error {
+func (c *Case) Update(res *engine.Result) error {
 	expect := &yaml.Node{Kind: yaml.MappingNode}
 	add := func(key string, value *yaml.Node) {
 		expect.Content = append(expect.Content, scalar(key, "!!str"), value)
@@ -248,7 +248,7 @@ func (s *Suite) Files() (map[string][]byte, error) {
 }
 
 // updatedFields gives each path the case checked its value in the admitted object.
-func (c *Case) updatedFields(res *dispatch.Result) (*yaml.Node, error) {
+func (c *Case) updatedFields(res *engine.Result) (*yaml.Node, error) {
 	m := &yaml.Node{Kind: yaml.MappingNode}
 	var obj any
 	if len(res.Object) > 0 {

@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/engine"
 )
 
 // --update rewrites the expect blocks of the cases it is given results for, and leaves every
@@ -40,17 +40,17 @@ cases:
 	if err != nil {
 		t.Fatal(err)
 	}
-	rejected := &dispatch.Result{
+	rejected := &engine.Result{
 		Allowed: false, Object: json.RawMessage(`{"spec":{"image":"new:1"}}`),
 		Status:   &metav1.Status{Code: 403, Reason: metav1.StatusReasonForbidden, Message: `admission webhook "w" denied: it's "quoted"`},
-		Webhooks: []dispatch.WebhookResult{{Name: "w", Type: "validating", Outcome: dispatch.OutcomeDenied}},
+		Webhooks: []engine.Row{{Name: "w", Type: "validating", Outcome: engine.OutcomeDenied}},
 		Warnings: []string{"careful: a colon"},
 	}
 	if err := s.Cases[0].Update(rejected); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Cases[2].Update(&dispatch.Result{Allowed: false, Status: &metav1.Status{Code: 422, Reason: metav1.StatusReasonInvalid, Message: "it was denied"},
-		Webhooks: []dispatch.WebhookResult{{Name: "w", Type: "validating", Outcome: dispatch.OutcomeDenied}}}); err != nil {
+	if err := s.Cases[2].Update(&engine.Result{Allowed: false, Status: &metav1.Status{Code: 422, Reason: metav1.StatusReasonInvalid, Message: "it was denied"},
+		Webhooks: []engine.Row{{Name: "w", Type: "validating", Outcome: engine.OutcomeDenied}}}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.Encode()
@@ -141,7 +141,7 @@ cases:
 	if s.Cases[2].Expect.WholeObjectFile != filepath.Join(dir, "want.yaml") {
 		t.Fatalf("wholeObject read from %q", s.Cases[2].Expect.WholeObjectFile)
 	}
-	res := &dispatch.Result{Allowed: true, Object: json.RawMessage(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","uid":"u","labels":{"a":"y","b":"z"}},"spec":{"enabled":"true"}}`)}
+	res := &engine.Result{Allowed: true, Object: json.RawMessage(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","uid":"u","labels":{"a":"y","b":"z"}},"spec":{"enabled":"true"}}`)}
 	for _, c := range s.Cases {
 		if err := c.Update(res); err != nil {
 			t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/engine"
 	wt "github.com/admitkit/admit/internal/webhooktest"
 )
 
@@ -80,8 +80,8 @@ func failedCalling(webhook string) string {
 }
 
 // TestDifferentialDispatcherMatchesAPIServer runs each admission through kube-apiserver 1.36 and
-// through dispatch.Dispatcher.Admit with the same configurations and webhook server, and asserts
-// the same outcome (see differential_harness_e2e_test.go for what is compared and normalised).
+// through an engine.Pipeline of the chain's steps and the webhooks, with the same configurations
+// and webhook server, and asserts the same outcome (see differential_harness_e2e_test.go for what is compared and normalised).
 func TestDifferentialDispatcherMatchesAPIServer(t *testing.T) {
 	suite := newDifferentialSuite(t)
 	configMapsGVR := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
@@ -138,7 +138,7 @@ func TestDifferentialDispatcherMatchesAPIServer(t *testing.T) {
 			want:       want{code: 400, message: "denied the request"},
 			// A deliberate difference (dispatch/doc.go): the apiserver returns whichever denial
 			// arrives first, the dispatcher the lowest-index one and every denial in Rejections.
-			compareStatus: func(t *testing.T, apiserver, dispatcher *metav1.Status, result *dispatch.Result) {
+			compareStatus: func(t *testing.T, apiserver, dispatcher *metav1.Status, result *engine.Result) {
 				first := denied("first") + ": first"
 				second := denied("second") + ": second"
 				if apiserver.Message != first && apiserver.Message != second {

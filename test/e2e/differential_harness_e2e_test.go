@@ -36,6 +36,7 @@ import (
 	"github.com/admitkit/admit/dispatch/convert"
 	"github.com/admitkit/admit/dispatch/live"
 	"github.com/admitkit/admit/dispatch/matchconditions"
+	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/internal/webhooktest"
 	"github.com/admitkit/admit/resources"
 )
@@ -164,7 +165,7 @@ type differential struct {
 	// crd is created for the scenario and known to the dispatcher's mapper and converter.
 	crd *apiextensionsv1.CustomResourceDefinition
 	// compareStatus replaces the equality of the two statuses, for the one documented difference.
-	compareStatus func(t *testing.T, apiserver, dispatcher *metav1.Status, result *dispatch.Result)
+	compareStatus func(t *testing.T, apiserver, dispatcher *metav1.Status, result *engine.Result)
 	// setup prepares the scenario's namespace before the webhooks are configured, e.g. with a
 	// LimitRange.
 	setup func(t *testing.T, namespace string)
@@ -726,14 +727,14 @@ func (r *scenarioRun) wireCall(call webhooktest.Wire) wireCall {
 }
 
 // throughDispatcher admits the same write with dispatch.Dispatcher.Admit.
-func (r *scenarioRun) throughDispatcher(t *testing.T, generatedName string) (*outcome, *dispatch.Result, []string) {
+func (r *scenarioRun) throughDispatcher(t *testing.T, generatedName string) (*outcome, *engine.Result, []string) {
 	t.Helper()
 	w := r.sc.write
 	kind, err := r.mapper.KindFor(w.gvr, w.subresource)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := &dispatch.Request{
+	req := &engine.Request{
 		Kind: kind, Resource: w.gvr, SubResource: w.subresource, Namespace: r.namespace, Operation: w.op,
 		DryRun: w.dryRun, UserInfo: r.userInfo, GeneratedName: generatedName,
 	}
@@ -789,12 +790,13 @@ func (r *scenarioRun) throughDispatcher(t *testing.T, generatedName string) (*ou
 		t.Fatal(err)
 	}
 	defer c.Close()
-	c.Apply(&opts)
-	d, err := dispatch.New(opts)
+	steps := c.Steps()
+	opts.Codec, opts.Converter = steps.Codec, steps.Converter
+	webhooks, err := dispatch.NewWebhooks(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	result, err := d.Admit(ctx, req)
+	result, err := steps.Pipeline(webhooks.Mutating(), webhooks.Validating()).Admit(ctx, req)
 	if err != nil {
 		t.Fatalf("Admit: %v", err)
 	}

@@ -13,7 +13,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/internal/webhooktest"
 )
 
@@ -55,13 +55,13 @@ func concurrentAdmissionsMatchSerial(t *testing.T, m *measurements) {
 			selected(to("audit", paths[4], fail), "audit"),
 			selected(to("broken", paths[5], fail), "broken"),
 		})
-	requests := make([]*dispatch.Request, p.concurrentAdmissions)
+	requests := make([]*engine.Request, p.concurrentAdmissions)
 	for i := range requests {
 		requests[i] = variedPod(i)
 	}
 
 	serialStart := time.Now()
-	serial := make([]*dispatch.Result, len(requests))
+	serial := make([]*engine.Result, len(requests))
 	for i, req := range requests {
 		serial[i] = admitWithin(t, d, context.Background(), req, 30*time.Second)
 	}
@@ -69,7 +69,7 @@ func concurrentAdmissionsMatchSerial(t *testing.T, m *measurements) {
 	serialCalls := callCounts(server, paths)
 	server.Reset()
 
-	concurrent := make([]*dispatch.Result, len(requests))
+	concurrent := make([]*engine.Result, len(requests))
 	errs := make([]error, len(requests))
 	start := make(chan struct{})
 	var wg sync.WaitGroup
@@ -84,13 +84,13 @@ func concurrentAdmissionsMatchSerial(t *testing.T, m *measurements) {
 	wg.Wait()
 	m.Logf("%d admissions: %s one after the other, %s all at once", len(requests), serialTook.Round(time.Millisecond), time.Since(concurrentStart).Round(time.Millisecond))
 
-	ignoreTimes := cmpopts.IgnoreFields(dispatch.WebhookResult{}, "Duration", "DurationSeconds")
+	ignoreTimes := cmpopts.IgnoreFields(engine.Row{}, "Duration", "DurationSeconds")
 	differing := 0
 	for i := range requests {
 		if errs[i] != nil {
 			t.Fatalf("admission %d: %v", i, errs[i])
 		}
-		if diff := cmp.Diff(serial[i], concurrent[i], ignoreTimes, cmpopts.IgnoreUnexported(dispatch.WebhookResult{})); diff != "" {
+		if diff := cmp.Diff(serial[i], concurrent[i], ignoreTimes, cmpopts.IgnoreUnexported(engine.Row{})); diff != "" {
 			if differing++; differing <= 3 {
 				t.Errorf("admission %d differs when concurrent (-serial +concurrent):\n%s", i, diff)
 			}
@@ -120,7 +120,7 @@ func concurrentAdmissionsMatchSerial(t *testing.T, m *measurements) {
 }
 
 // variedPod is admission i of a mix: labels choose which webhooks see it and how they answer.
-func variedPod(i int) *dispatch.Request {
+func variedPod(i int) *engine.Request {
 	labels := map[string]string{"app": "web"}
 	for label, every := range map[string]int{"web": 2, "audit": 2, "flaky": 3, "deny": 7, "broken": 11, "temporary": 5} {
 		if i%every == 0 {

@@ -24,6 +24,7 @@ import (
 	"github.com/admitkit/admit/certs"
 	"github.com/admitkit/admit/dispatch"
 	"github.com/admitkit/admit/dispatch/config"
+	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/webhook/conversion"
 )
 
@@ -134,7 +135,7 @@ func FuzzDispatcherWebhookAnswer(f *testing.F) {
 			t.Skip("not an answer an HTTP server can send")
 		}
 		fw.current.Store(&answer{status: status, contentType: contentType, body: body})
-		results := map[admissionregistrationv1.FailurePolicyType]*dispatch.Result{}
+		results := map[admissionregistrationv1.FailurePolicyType]*engine.Result{}
 		for policy, d := range dispatchers {
 			res, err := d.Admit(context.Background(), podCreate("fuzz"))
 			if err != nil {
@@ -158,27 +159,27 @@ func FuzzDispatcherWebhookAnswer(f *testing.F) {
 		failed, ignored := results[admissionregistrationv1.Fail], results[admissionregistrationv1.Ignore]
 		failOutcome, ignoreOutcome := failed.Webhooks[0].Outcome, ignored.Webhooks[0].Outcome
 		switch failOutcome {
-		case dispatch.OutcomeAllowed, dispatch.OutcomeDenied:
+		case engine.OutcomeAllowed, engine.OutcomeDenied:
 			// The webhook decided: the policy has no say.
 			if ignoreOutcome != failOutcome || failed.Allowed != ignored.Allowed || statusText(failed.Status) != statusText(ignored.Status) {
 				t.Fatalf("the webhook decided, yet the policies differ: Fail %s (%s), Ignore %s (%s)",
 					failOutcome, statusText(failed.Status), ignoreOutcome, statusText(ignored.Status))
 			}
-			if (failOutcome == dispatch.OutcomeAllowed) != failed.Allowed {
+			if (failOutcome == engine.OutcomeAllowed) != failed.Allowed {
 				t.Fatalf("outcome %s but allowed %v", failOutcome, failed.Allowed)
 			}
-		case dispatch.OutcomeError:
+		case engine.OutcomeError:
 			// No usable answer. Fail rejects with kube-apiserver's 500 naming the webhook.
 			const prefix = `Internal error occurred: failed calling webhook "fuzz.reliability.admit.dev"`
 			if failed.Allowed || failed.Status.Code != 500 || failed.Status.Reason != metav1.StatusReasonInternalError || !strings.HasPrefix(failed.Status.Message, prefix) {
 				t.Fatalf("a calling error under Fail: allowed %v, %s; want 500 InternalError %q...", failed.Allowed, statusText(failed.Status), prefix)
 			}
 			switch ignoreOutcome {
-			case dispatch.OutcomeFailedOpen:
+			case engine.OutcomeFailedOpen:
 				if !ignored.Allowed {
 					t.Fatalf("failed-open under Ignore, but rejected with %s", statusText(ignored.Status))
 				}
-			case dispatch.OutcomeError:
+			case engine.OutcomeError:
 				// An answer no policy can accept (kube-apiserver rejects it whatever the policy):
 				// both reject alike.
 				if ignored.Allowed || statusText(ignored.Status) != statusText(failed.Status) {

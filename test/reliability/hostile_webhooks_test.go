@@ -17,6 +17,7 @@ import (
 
 	"github.com/admitkit/admit/dispatch"
 	"github.com/admitkit/admit/dispatch/config"
+	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/internal/lockedbuf"
 )
 
@@ -24,8 +25,8 @@ import (
 const admissionPod = `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"reliability","labels":{"app":"web"}},"spec":{"containers":[{"name":"app","image":"nginx"}]}}`
 
 // podCreate is a CREATE of admissionPod.
-func podCreate(name string) *dispatch.Request {
-	return &dispatch.Request{
+func podCreate(name string) *engine.Request {
+	return &engine.Request{
 		Kind: schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"},
 		Name: name, Namespace: "reliability", Operation: admissionv1.Create,
 		Object: json.RawMessage(strings.Replace(admissionPod, `"name":"p"`, `"name":"`+name+`"`, 1)),
@@ -168,7 +169,7 @@ func hostileWebhooks(t *testing.T, m *measurements) {
 }
 
 // checkHostileOutcome compares a Result with what tc expects under policy.
-func checkHostileOutcome(t *testing.T, tc hostileCase, policy admissionregistrationv1.FailurePolicyType, name string, res *dispatch.Result) {
+func checkHostileOutcome(t *testing.T, tc hostileCase, policy admissionregistrationv1.FailurePolicyType, name string, res *engine.Result) {
 	t.Helper()
 	outcome := webhookOutcome(res, name)
 	want := tc.want
@@ -178,7 +179,7 @@ func checkHostileOutcome(t *testing.T, tc hostileCase, policy admissionregistrat
 			t.Fatalf("rejected with %s; want admitted", statusText(res.Status))
 		}
 		if want == callingError {
-			if outcome.Outcome != dispatch.OutcomeFailedOpen || !strings.Contains(outcome.Reason, tc.message) {
+			if outcome.Outcome != engine.OutcomeFailedOpen || !strings.Contains(outcome.Reason, tc.message) {
 				t.Errorf("webhook outcome %s %q; want failed-open with a reason containing %q", outcome.Outcome, outcome.Reason, tc.message)
 			}
 			if !hasFailedOpenAnnotation(res, name) {
@@ -220,16 +221,16 @@ func checkWarningBudget(t *testing.T, warnings []string) {
 	}
 }
 
-func webhookOutcome(res *dispatch.Result, name string) dispatch.WebhookResult {
+func webhookOutcome(res *engine.Result, name string) engine.Row {
 	for _, w := range res.Webhooks {
 		if w.Name == name {
 			return w
 		}
 	}
-	return dispatch.WebhookResult{}
+	return engine.Row{}
 }
 
-func hasFailedOpenAnnotation(res *dispatch.Result, name string) bool {
+func hasFailedOpenAnnotation(res *engine.Result, name string) bool {
 	for k, v := range res.AuditAnnotations {
 		if strings.HasPrefix(k, "failed-open.") && v == name {
 			return true
@@ -248,10 +249,10 @@ func statusText(s *metav1.Status) string {
 
 // admitWithin runs an admission and fails the test if it has not returned within limit: a
 // dispatcher that ignores deadlines must not hang the suite.
-func admitWithin(t *testing.T, d *dispatch.Dispatcher, ctx context.Context, req *dispatch.Request, limit time.Duration) *dispatch.Result {
+func admitWithin(t *testing.T, d *dispatch.Dispatcher, ctx context.Context, req *engine.Request, limit time.Duration) *engine.Result {
 	t.Helper()
 	type outcome struct {
-		res *dispatch.Result
+		res *engine.Result
 		err error
 	}
 	done := make(chan outcome, 1)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/admitkit/admit/dispatch"
 	"github.com/admitkit/admit/dispatch/matchconditions"
+	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/resources"
 	"github.com/admitkit/admit/webhook"
 )
@@ -29,7 +30,7 @@ type AdmitOptions struct {
 // failurePolicy, the mutating webhooks in order with reinvocation, then the validating ones. The
 // calls reach reg in process, over HTTP without TLS. The result has the admitted object, the
 // warnings, the status of a rejection and each webhook's outcome.
-func Admit(t T, reg *webhook.Registry, req *webhook.Request, opts AdmitOptions) *dispatch.Result {
+func Admit(t T, reg *webhook.Registry, req *webhook.Request, opts AdmitOptions) *engine.Result {
 	t.Helper()
 	config := opts.Config
 	if config.Name == "" {
@@ -66,7 +67,7 @@ func nonNil[T any](c *T) []*T {
 }
 
 // dispatchRequest is the API request a webhook request describes.
-func dispatchRequest(req *webhook.Request) *dispatch.Request {
+func dispatchRequest(req *webhook.Request) *engine.Request {
 	kind := req.Kind
 	if req.RequestKind != nil {
 		kind = *req.RequestKind
@@ -75,7 +76,7 @@ func dispatchRequest(req *webhook.Request) *dispatch.Request {
 	if req.RequestResource != nil {
 		resource = *req.RequestResource
 	}
-	return &dispatch.Request{
+	return &engine.Request{
 		Kind:        schema.GroupVersionKind{Group: kind.Group, Version: kind.Version, Kind: kind.Kind},
 		Resource:    schema.GroupVersionResource{Group: resource.Group, Version: resource.Version, Resource: resource.Resource},
 		SubResource: req.SubResource, Name: req.Name, Namespace: req.Namespace, Operation: req.Operation,

@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/webhook"
 	"github.com/admitkit/admit/webhook/webhooktest"
 )
@@ -137,11 +137,11 @@ func TestAdmitThroughARegistry(t *testing.T) {
 	if !admitted.Allowed || !strings.Contains(string(admitted.Object), `"team":"unassigned"`) || !cmp.Equal(admitted.Warnings, []string{"team label defaulted"}) {
 		t.Errorf("admitted: %+v\n%s", admitted, admitted.Object)
 	}
-	outcomes := map[string]dispatch.Outcome{}
+	outcomes := map[string]engine.Outcome{}
 	for _, w := range admitted.Webhooks {
 		outcomes[w.Name] = w.Outcome
 	}
-	if diff := cmp.Diff(map[string]dispatch.Outcome{"team.example.com": dispatch.OutcomePatched, "tags.example.com": dispatch.OutcomeAllowed}, outcomes); diff != "" {
+	if diff := cmp.Diff(map[string]engine.Outcome{"team.example.com": engine.OutcomePatched, "tags.example.com": engine.OutcomeAllowed}, outcomes); diff != "" {
 		t.Errorf("outcomes (-want +got):\n%s", diff)
 	}
 

@@ -1,4 +1,4 @@
-package dispatch
+package engine
 
 import (
 	"encoding/json"
@@ -83,4 +83,18 @@ func (r *Request) validate() error {
 		}
 	}
 	return nil
+}
+
+// ExcludedVirtualResources returns the resources kube-apiserver never sends to its admission
+// policies: reviews that are not stored, so intercepting them could only break authentication
+// and authorization. kube-apiserver 1.36 still sends them to admission webhooks (1.37 stops).
+func ExcludedVirtualResources() []schema.GroupResource {
+	return []schema.GroupResource{
+		{Group: "authentication.k8s.io", Resource: "tokenreviews"},
+		{Group: "authentication.k8s.io", Resource: "selfsubjectreviews"},
+		{Group: "authorization.k8s.io", Resource: "subjectaccessreviews"},
+		{Group: "authorization.k8s.io", Resource: "selfsubjectaccessreviews"},
+		{Group: "authorization.k8s.io", Resource: "selfsubjectrulesreviews"},
+		{Group: "authorization.k8s.io", Resource: "localsubjectaccessreviews"},
+	}
 }

@@ -1,4 +1,4 @@
-package dispatch
+package engine
 
 import (
 	"encoding/json"
@@ -9,7 +9,8 @@ import (
 	"github.com/admitkit/admit/patch"
 )
 
-// Outcome of one webhook for one admission.
+// Outcome is how one step of an admission ended: a webhook, an admission plugin, a policy
+// binding, the registry's preparation.
 type Outcome string
 
 const (
@@ -25,8 +26,9 @@ const (
 	OutcomeInert Outcome = "inert"
 )
 
-// WebhookResult is what happened with one webhook in one round.
-type WebhookResult struct {
+// Row is what happened at one step of the chain in one round: a webhook, a built-in admission
+// plugin, an admission policy binding, the registry's preparation.
+type Row struct {
 	Configuration string `json:"configuration"`
 	Name          string `json:"name"`
 	// Type is what ran: a "mutating" or "validating" webhook, or an in-process stage's type
@@ -48,6 +50,26 @@ type WebhookResult struct {
 	order rowOrder
 }
 
+// rowOrder places a row of the result: phase, round, step within the phase, position within
+// the step. Steps that run parts in parallel (validating webhooks) finish in any order; their
+// rows are listed in this order.
+type rowOrder struct {
+	phase, round, step, pos int
+}
+
+func (o rowOrder) less(p rowOrder) bool {
+	if o.phase != p.phase {
+		return o.phase < p.phase
+	}
+	if o.round != p.round {
+		return o.round < p.round
+	}
+	if o.step != p.step {
+		return o.step < p.step
+	}
+	return o.pos < p.pos
+}
+
 // Result is the outcome of one admission: the `admit review` contract.
 type Result struct {
 	Allowed bool `json:"allowed"`
@@ -59,7 +81,9 @@ type Result struct {
 	Patch            patch.Patch       `json:"patch"`
 	Warnings         []string          `json:"warnings"`
 	AuditAnnotations map[string]string `json:"auditAnnotations"`
-	Webhooks         []WebhookResult   `json:"webhooks"`
+	// Webhooks are the rows of every step of the chain, in its order (the field's name is the
+	// contract's, from when only webhooks had rows).
+	Webhooks []Row `json:"webhooks"`
 	// Rejections lists every rejecting validating webhook's status when several rejected; Status
 	// is the first of them by webhook order.
 	Rejections []metav1.Status `json:"rejections,omitempty"`
