@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/admitkit/admit/internal/callout"
 )
 
 // callResult is what one call produced, for the result and the metrics.
@@ -53,14 +54,10 @@ func (a *admission) call(ctx context.Context, inv *invocation, object, old json.
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(*h.timeoutSeconds)*time.Second)
 		defer cancel()
 	}
-	u := *target
+	u := target
 	if deadline, ok := ctx.Deadline(); ok {
-		if timeout := time.Until(deadline); timeout > 0 {
-			// The apiserver tells the webhook how long it will wait, rounded up to a second.
-			if truncated := timeout.Truncate(time.Second); truncated != timeout {
-				timeout = truncated + time.Second
-			}
-			u.RawQuery = url.Values{"timeout": {timeout.String()}}.Encode()
+		if left := time.Until(deadline); left > 0 {
+			u = callout.WithTimeout(target, left)
 		}
 	}
 

@@ -2,8 +2,6 @@ package dispatch
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,10 +10,11 @@ import (
 	"net/url"
 	"path"
 	"strconv"
-	"sync"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+
+	"github.com/admitkit/admit/internal/callout"
 )
 
 // ServiceResolver turns a service reference into the address to dial. The default dials
@@ -32,12 +31,11 @@ type clientCache struct {
 	resolver ServiceResolver
 	// transport, when set, replaces the TLS transports (Options.Transport).
 	transport http.RoundTripper
-	mu        sync.Mutex
-	clients   map[string]*http.Client
+	clients   callout.Clients[string]
 }
 
 func newClientCache(resolver ServiceResolver, transport http.RoundTripper) *clientCache {
-	return &clientCache{resolver: resolver, transport: transport, clients: map[string]*http.Client{}}
+	return &clientCache{resolver: resolver, transport: transport}
 }
 
 // client returns the HTTP client and the URL for cc.
@@ -50,72 +48,49 @@ func (c *clientCache) client(cc admissionregistrationv1.WebhookClientConfig) (*h
 	if err != nil {
 		return nil, nil, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if client, ok := c.clients[string(key)]; ok {
-		return client, target, nil
-	}
-	if c.transport != nil {
-		client := &http.Client{Transport: c.transport, Timeout: clientTimeout, CheckRedirect: noRedirects}
-		c.clients[string(key)] = client
-		return client, target, nil
-	}
-	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: serverName}
-	if len(cc.CABundle) > 0 {
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(cc.CABundle) {
-			return nil, nil, errors.New("unable to load root certificates: unable to parse bytes as PEM block")
+	client, err := c.clients.Get(string(key), func() (*http.Client, error) {
+		if c.transport != nil {
+			return &http.Client{Transport: c.transport, Timeout: clientTimeout, CheckRedirect: callout.RefuseRedirects}, nil
 		}
-		tlsConfig.RootCAs = pool
-	}
-	transport := &http.Transport{
-		TLSClientConfig:     tlsConfig,
-		MaxIdleConnsPerHost: 100,
-		IdleConnTimeout:     90 * time.Second,
-		TLSHandshakeTimeout: 10 * time.Second,
-	}
-	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
-	if cc.Service != nil {
-		svc := *cc.Service
-		port := int32(443)
-		if svc.Port != nil {
-			port = *svc.Port
+		opts := callout.ClientOptions{
+			CABundle: cc.CABundle, ServerName: serverName, DialTimeout: 30 * time.Second,
+			MaxIdleConnsPerHost: 100, Timeout: clientTimeout,
+			// Like the apiserver, only loopback URL webhooks may use HTTP/2.
+			HTTP2: cc.URL != nil && isLoopback(target.Hostname()),
 		}
-		resolve := c.resolver
-		transport.DialContext = func(ctx context.Context, network, _ string) (net.Conn, error) {
-			addr := net.JoinHostPort(svc.Name+"."+svc.Namespace+".svc", strconv.Itoa(int(port)))
-			if resolve != nil {
-				resolved, err := resolve(svc.Namespace, svc.Name, port)
-				if err != nil {
-					return nil, err
-				}
-				addr = resolved
-			}
-			return dialer.DialContext(ctx, network, addr)
+		if cc.Service != nil {
+			opts.Dial = c.serviceDialer(*cc.Service)
 		}
-	} else {
-		transport.DialContext = dialer.DialContext
-	}
-	// Like the apiserver, only loopback URL webhooks may use HTTP/2; everything else uses
-	// HTTP/1.1 so that concurrent calls spread over a service's endpoints.
-	if cc.URL != nil && isLoopback(target.Hostname()) {
-		transport.ForceAttemptHTTP2 = true
-	} else {
-		tlsConfig.NextProtos = []string{"http/1.1"}
-	}
-	client := &http.Client{
-		Transport:     transport,
-		Timeout:       clientTimeout,
-		CheckRedirect: noRedirects,
-	}
-	c.clients[string(key)] = client
-	return client, target, nil
+		client, err := callout.NewClient(opts)
+		if errors.Is(err, callout.ErrNoCertificates) {
+			// kube-apiserver's words.
+			return nil, errors.New("unable to load root certificates: unable to parse bytes as PEM block")
+		}
+		return client, err
+	})
+	return client, target, err
 }
 
-// noRedirects is a deliberate difference from kube-apiserver, which follows redirects: a webhook
-// must not be able to send the caller's request elsewhere (CVE-2020-8561). The 3xx answer itself
-// is returned and becomes a calling error.
-func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+// serviceDialer dials a service reference: <name>.<namespace>.svc:<port>, or where the
+// ServiceResolver maps it.
+func (c *clientCache) serviceDialer(svc admissionregistrationv1.ServiceReference) func(ctx context.Context, network, _ string) (net.Conn, error) {
+	port := int32(443)
+	if svc.Port != nil {
+		port = *svc.Port
+	}
+	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	return func(ctx context.Context, network, _ string) (net.Conn, error) {
+		addr := net.JoinHostPort(svc.Name+"."+svc.Namespace+".svc", strconv.Itoa(int(port)))
+		if c.resolver != nil {
+			resolved, err := c.resolver(svc.Namespace, svc.Name, port)
+			if err != nil {
+				return nil, err
+			}
+			addr = resolved
+		}
+		return dialer.DialContext(ctx, network, addr)
+	}
+}
 
 // webhookURL is the URL a client config points at and the TLS server name to verify.
 func webhookURL(cc admissionregistrationv1.WebhookClientConfig) (*url.URL, string, error) {

@@ -280,24 +280,6 @@ func TestCallTimeoutQuery(t *testing.T) {
 	}
 }
 
-func TestTimeoutQueryRoundsUpToWholeSeconds(t *testing.T) {
-	tests := []struct {
-		left time.Duration
-		want string
-	}{
-		{300 * time.Millisecond, "https://x.example/p?timeout=1s"},
-		{2500 * time.Millisecond, "https://x.example/p?timeout=3s"},
-		{10 * time.Second, "https://x.example/p?timeout=10s"},
-		{-time.Second, "https://x.example/p?timeout=1s"}, // already late: still a valid value
-	}
-	u := &url.URL{Scheme: "https", Host: "x.example", Path: "/p"}
-	for _, tt := range tests {
-		if got := extension.WithTimeoutQuery(u, time.Now().Add(tt.left)).String(); got != tt.want {
-			t.Errorf("with %s left: %s, want %s", tt.left, got, tt.want)
-		}
-	}
-}
-
 func TestCallPlainErrors(t *testing.T) {
 	ca := newTestCA(t)
 	registry := register(t, urlExtension("upgrader", "https://127.0.0.1:1/", ca, ignore))

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/admitkit/admit/internal/callout"
 )
 
 const (
@@ -56,7 +58,7 @@ type Caller struct {
 	resolver         ServiceResolver
 	maxConcurrency   int
 	maxResponseBytes int64
-	clients          clientCache
+	clients          callout.Clients[clientKey]
 	metrics          *metricsRecorder
 }
 
@@ -106,7 +108,7 @@ func newCaller(registry *Registry, opts Options, sink observer, collectors []pro
 // are no longer counted.
 func (c *Caller) Close() {
 	c.metrics.close()
-	c.clients.closeIdleConnections()
+	c.clients.CloseIdleConnections()
 }
 
 // Request is one invocation of a hook.
@@ -238,7 +240,7 @@ func (c *Caller) exchange(ctx context.Context, p *registered, body []byte, resp 
 		}
 		target, serverName = resolved, svc.serverName()
 	}
-	client, err := c.clients.get(p.ClientConfig.CABundle, serverName)
+	client, err := c.client(p.ClientConfig.CABundle, serverName)
 	if err != nil {
 		// Unreachable for registered extensions (their caBundle was validated); reported as a
 		// transport error because no request could be sent.
@@ -249,7 +251,7 @@ func (c *Caller) exchange(ctx context.Context, p *registered, body []byte, resp 
 	callCtx, cancel := context.WithTimeoutCause(ctx, p.timeout, timeoutErr)
 	defer cancel()
 	deadline, _ := callCtx.Deadline()
-	target = withTimeoutQuery(target, deadline)
+	target = callout.WithTimeout(target, time.Until(deadline))
 	c.log.LogAttrs(ctx, slog.LevelDebug, "calling extension",
 		slog.String("extension", p.Name), slog.String("hook", p.Hook.String()),
 		slog.String("url", target.Redacted()), slog.Duration("timeout", p.timeout))

@@ -1,9 +1,6 @@
 package extension
 
 import (
-	"net/url"
-	"time"
-
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -31,8 +28,5 @@ type sinkFunc func()
 
 func (f sinkFunc) observe(observation) { f() }
 
-// WithTimeoutQuery exposes the ?timeout= computation.
-func WithTimeoutQuery(u *url.URL, deadline time.Time) *url.URL { return withTimeoutQuery(u, deadline) }
-
 // HTTPClientCount reports how many HTTP clients c has built.
-func HTTPClientCount(c *Caller) int { return c.clients.size() }
+func HTTPClientCount(c *Caller) int { return c.clients.Len() }
