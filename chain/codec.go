@@ -60,8 +60,37 @@ func newCodec(custom *customResources, scales *Scales, strategies map[resourceKe
 	}
 }
 
+// kindClass is what admit knows of a kind, which decides how every step reads its objects.
+type kindClass int
+
+const (
+	// unknownKind is neither built in nor of a CRD given: its objects pass through as JSON, and
+	// the steps that need to read them are skipped, saying why (unknownKindReason).
+	unknownKind kindClass = iota
+	// builtinKind is one of the scheme's: Kubernetes' Go types, strategies and plugins.
+	builtinKind
+	// customKind is a custom resource of a CRD given: its schema, defaults and conversion.
+	customKind
+)
+
+// classify says what admit knows of kind. It is the one place that decides it.
+func (c *codec) classify(kind schema.GroupVersionKind) kindClass {
+	switch {
+	case c.scheme.Recognizes(kind):
+		return builtinKind
+	case c.custom.knows(kind):
+		return customKind
+	}
+	return unknownKind
+}
+
 // builtin reports whether kind is one of the scheme's (a built-in kind).
-func (c *codec) builtin(kind schema.GroupVersionKind) bool { return c.scheme.Recognizes(kind) }
+func (c *codec) builtin(kind schema.GroupVersionKind) bool { return c.classify(kind) == builtinKind }
+
+// unknownKindReason is the row reason of a step skipped because admit cannot read the kind.
+func unknownKindReason(kind schema.GroupVersionKind) string {
+	return "admit knows neither the kind nor a CRD of " + kind.String()
+}
 
 // Decode implements engine.Codec.
 func (c *codec) Decode(ctx context.Context, req *engine.Request) (*engine.Decoded, error) {
@@ -78,10 +107,10 @@ func (c *codec) Decode(ctx context.Context, req *engine.Request) (*engine.Decode
 		scaled := *req
 		scaled.OldObject, req = old, &scaled
 	}
-	if !c.builtin(req.Kind) {
-		if c.custom.knows(req.Kind) {
-			return c.decodeCustom(req)
-		}
+	switch c.classify(req.Kind) {
+	case customKind:
+		return c.decodeCustom(req)
+	case unknownKind:
 		return &engine.Decoded{Object: req.Object, OldObject: req.OldObject}, nil
 	}
 	out := &engine.Decoded{Object: req.Object}
@@ -428,10 +457,10 @@ func (c *codec) decodePlain(data []byte, kind schema.GroupVersionKind) (runtime.
 // Patched implements engine.Codec: what the mutating webhook plugin does with a patched
 // object. The apiserver compares the decoded objects before defaulting the new one.
 func (c *codec) Patched(_ context.Context, kind schema.GroupVersionKind, before, patched json.RawMessage) (json.RawMessage, bool, error) {
-	if !c.builtin(kind) {
-		if c.custom.knows(kind) {
-			return c.custom.patched(kind, before, patched)
-		}
+	switch c.classify(kind) {
+	case customKind:
+		return c.custom.patched(kind, before, patched)
+	case unknownKind:
 		return patched, !jsonEqual(before, patched), nil
 	}
 	previous, err := c.decodePlain(before, kind)
@@ -459,10 +488,10 @@ func (c *codec) Stored(ctx context.Context, req *engine.Request, object json.Raw
 		// The scale handler answers with the stored parent's Scale: what the preparation made.
 		return object, nil
 	}
-	if !c.builtin(req.Kind) {
-		if c.custom.knows(req.Kind) {
-			return c.custom.stored(ctx, req.Kind, object)
-		}
+	switch c.classify(req.Kind) {
+	case customKind:
+		return c.custom.stored(ctx, req.Kind, object)
+	case unknownKind:
 		return object, nil
 	}
 	internal := internals(ctx).get(object)

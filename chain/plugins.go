@@ -334,9 +334,8 @@ func (b *builtin) run(ctx context.Context, at *engine.Attributes, mutate bool) e
 		at.NotApplicable()
 		return nil
 	}
-	if !b.codec.builtin(req.Kind) && !b.codec.custom.knows(req.Kind) {
-		at.Record(engine.Row{Name: b.name, Type: b.Type(), Outcome: engine.OutcomeSkipped,
-			Reason: "admit knows neither the kind nor a CRD of " + req.Kind.String()})
+	if b.codec.classify(req.Kind) == unknownKind {
+		at.Record(engine.Row{Name: b.name, Type: b.Type(), Outcome: engine.OutcomeSkipped, Reason: unknownKindReason(req.Kind)})
 		return nil
 	}
 	obj, err := b.codec.internalObject(at)

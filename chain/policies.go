@@ -277,9 +277,9 @@ func (p *policyPlugins) run(ctx context.Context, at *engine.Attributes) error {
 		return nil
 	}
 	req := at.Request
-	if !p.codec.builtin(req.Kind) && !p.codec.custom.knows(req.Kind) {
+	if p.codec.classify(req.Kind) == unknownKind {
 		for _, b := range p.bindings {
-			at.Record(p.row(b, engine.OutcomeSkipped, "admit knows neither the kind nor a CRD of "+req.Kind.String(), 0))
+			at.Record(p.row(b, engine.OutcomeSkipped, unknownKindReason(req.Kind), 0))
 		}
 		return nil
 	}

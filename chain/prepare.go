@@ -120,11 +120,12 @@ func (p *preparer) prepare(ctx context.Context, at *engine.Attributes) error {
 	if req.SubResource == "scale" && p.codec.scales.Has(req.Resource.GroupResource()) {
 		return p.prepareScale(ctx, at)
 	}
-	if p.custom.knows(req.Kind) {
+	class := p.codec.classify(req.Kind)
+	if class == customKind {
 		return p.custom.prepare(ctx, at, p.clock)
 	}
 	s, ok := p.strategies[key]
-	if !ok || !p.codec.builtin(req.Kind) {
+	if !ok || class != builtinKind {
 		at.Record(engine.Row{Name: p.Name(), Type: p.Type(), Outcome: engine.OutcomeSkipped,
 			Reason: fmt.Sprintf("kube-apiserver's registry has no strategy admit knows for %s", describeResource(key))})
 		return nil
