@@ -188,6 +188,6 @@ func (a *admission) callMutating(ctx context.Context, inv *invocation, round, in
 		PatchType     string          `json:"patchType"`
 	}{h.configuration, h.name, normalized, string(admissionv1.PatchTypeJSONPatch)})
 	a.addAnnotation(fmt.Sprintf("%sround_%d_index_%d", patchAnnotationPrefix, round, index), string(annotation))
-	a.at.SetObject(patched)
+	a.at.ReplaceObject(patched, changed)
 	return changed, sent, nil
 }

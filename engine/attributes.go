@@ -104,6 +104,16 @@ func (at *Attributes) SetObject(obj json.RawMessage) {
 	at.a.object = obj
 }
 
+// ReplaceObject replaces the object with one the step already compared with the object it
+// started from (changed), sparing SetObject's comparison: a webhook's patch says whether it
+// changed anything, and comparing a large object again costs as much as the patch.
+func (at *Attributes) ReplaceObject(obj json.RawMessage, changed bool) {
+	at.a.mu.Lock()
+	defer at.a.mu.Unlock()
+	at.changed = at.changed || changed
+	at.a.object = obj
+}
+
 // OldObject is the existing object of an UPDATE or DELETE.
 func (at *Attributes) OldObject() json.RawMessage {
 	at.a.mu.Lock()
