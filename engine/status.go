@@ -45,3 +45,6 @@ type Rejections []error
 
 func (r Rejections) Error() string   { return r[0].Error() }
 func (r Rejections) Unwrap() []error { return r }
+
+// Status is the first rejection's status: what the client receives.
+func (r Rejections) Status() metav1.Status { return *StatusOf(r[0]) }
