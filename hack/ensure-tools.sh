@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Installs or builds what the e2e suite needs, cached under .cache/ (gitignored):
 #   - etcd from Debian's etcd-server package (when no etcd is on PATH),
-#   - kube-apiserver v1.36.3 built from the Go module proxy.
+#   - kube-apiserver v1.36.3 built from the Go module proxy,
+#   - chromium from Debian's package (when none is on PATH), for the tests that render admit
+#     audit's HTML report in a real headless browser.
 # Prints nothing but progress; idempotent; safe to run from `make test` on a fresh machine.
-# Runs one at a time: a second invocation waits for the first (make test starts one in the
-# background while the unit tests run, and the e2e suite's waits for it), then finds the tools built.
+# Each tool is ensured one invocation at a time: a second invocation waits for the one already
+# installing or building that tool (make test starts one in the background while the unit tests
+# run; the e2e suite's, or a test that needs chromium, waits for it), then finds it there. The
+# locks are per tool, so that a test waiting for chromium does not wait for kube-apiserver's build.
 set -euo pipefail
 
 KUBE_VERSION="${KUBE_VERSION:-v1.36.3}"
@@ -12,19 +16,49 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cache="${ADMIT_CACHE_DIR:-$root/.cache}"
 bin="$cache/bin"
 mkdir -p "$bin"
-exec 9>"$cache/ensure-tools.lock"
-flock 9
+
+# locked NAME COMMAND... runs COMMAND holding NAME's lock.
+locked() {
+  local name="$1"
+  shift
+  (
+    exec 9>"$cache/ensure-tools-$name.lock"
+    flock 9
+    "$@"
+  )
+}
+
+# apt_install PACKAGE... installs Debian packages, one invocation at a time (dpkg and apt's lists
+# take one user at a time: two tools installed at once would fail on their locks).
+apt_install() {
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  (
+    exec 8>"$cache/ensure-tools-apt.lock"
+    flock 8
+    $sudo apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
+  )
+}
 
 ensure_etcd() {
   if command -v etcd >/dev/null 2>&1; then return; fi
   echo "ensure-tools: installing etcd (Debian etcd-server)" >&2
   local sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq etcd-server >/dev/null
+  apt_install etcd-server
   # The package starts a system etcd on :2379; tests run their own on free ports.
   if command -v systemctl >/dev/null 2>&1; then $sudo systemctl disable --now etcd >/dev/null 2>&1 || true; fi
   command -v etcd >/dev/null
+}
+
+ensure_chromium() {
+  if command -v chromium >/dev/null 2>&1; then return; fi
+  echo "ensure-tools: installing chromium (Debian chromium)" >&2
+  # Without its recommended packages: a headless browser needs no desktop integration, and its
+  # pages' text renders in the DejaVu fonts that fontconfig, which it depends on, brings.
+  apt_install --no-install-recommends chromium
+  command -v chromium >/dev/null
 }
 
 ensure_apiserver() {
@@ -62,7 +96,8 @@ GO
 }
 
 case "${1:-all}" in
-  etcd) ensure_etcd ;;
-  kube-apiserver) ensure_apiserver ;;
-  all) ensure_etcd; ensure_apiserver ;;
+  etcd) locked etcd ensure_etcd ;;
+  kube-apiserver) locked kube-apiserver ensure_apiserver ;;
+  chromium) locked chromium ensure_chromium ;;
+  all) locked etcd ensure_etcd; locked chromium ensure_chromium; locked kube-apiserver ensure_apiserver ;;
 esac

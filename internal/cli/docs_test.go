@@ -85,7 +85,7 @@ func matchDocOutput(want, got []string) bool {
 // TestDocs runs the commands of the pages whose examples are runnable, from the repository's
 // root, and checks they print what the pages show.
 func TestDocs(t *testing.T) {
-	for _, page := range []string{"docs/policies.md", "docs/testing.md"} {
+	for _, page := range []string{"docs/policies.md", "docs/testing.md", "docs/audit.md"} {
 		t.Run(page, func(t *testing.T) {
 			examples := docExamples(t, "../../"+page)
 			t.Chdir("../..")

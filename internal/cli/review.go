@@ -11,11 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 	admissionv1 "k8s.io/api/admission/v1"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 
-	"github.com/admitkit/admit/chain"
-	"github.com/admitkit/admit/dispatch"
 	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/review"
 )
@@ -131,29 +128,19 @@ Exit codes: 0 every object admitted, 1 an object rejected, 2 bad input.`,
 	f.DurationVar(&o.timeout, "timeout", 60*time.Second, "the same as --request-timeout")
 	f.StringVar(&o.validate, "validate", "strict", `field validation, as kubectl sends it: "strict" (unknown and duplicate fields are a 400), "warn" or "ignore"`)
 	f.Lookup("validate").NoOptDefVal = "strict"
-	onceStringVar(f, &o.caFile, "ca-file", "", "the caBundle of webhooks whose configuration has none (as cert-manager's CA injector fills it): a PEM file")
-	f.StringArrayVar(&o.resolve, "resolve", nil, "NAMESPACE/SERVICE=HOST:PORT: where to reach a service webhook (repeatable); every service the webhooks call needs one")
-	f.BoolVar(&o.resolveDNS, "resolve-dns", false, "look up the services without --resolve by their cluster DNS names (NAME.NAMESPACE.svc), as inside a cluster")
+	addReachFlags(cmd, o)
+	addClusterOptionFlags(cmd, o)
 	f.StringVar(&o.color, "color", "auto", "colour the text diff: auto, always or never")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "list every step of the chain, also webhooks not called and plugins that changed nothing, and the whole change to the stored object")
 	f.BoolVar(&o.list, "list", false, "with -o json|yaml, print a List even for one object, so that scripts read one shape")
 	f.BoolVar(&o.summary, "summary", false, "print one line per object and the totals instead of each object's steps")
-	f.StringVar(&o.fieldManager, "field-manager", chain.DefaultFieldManager, "the writer managedFields name, as the apiserver takes it from the client (kubectl apply: kubectl-client-side-apply)")
-	f.StringVar(&o.serviceCIDR, "service-cidr", chain.DefaultServiceCIDR, "the range Services get cluster IPs from")
 	onceStringVar(f, &o.kubeconfig, "kubeconfig", "", "read the cluster state from this cluster (read-only, never Secrets): its Namespaces, PriorityClasses, Storage/Ingress/RuntimeClasses, CRDs, and the ServiceAccounts, LimitRanges and ResourceQuotas of the reviewed objects' namespaces")
-	f.BoolVar(&o.allowPrivileged, "allow-privileged", true, "kube-apiserver's --allow-privileged: whether pods may run privileged containers (true in kubeadm, kind and managed clusters; a bare kube-apiserver's default is false)")
-	f.StringSliceVar(&o.enablePlugins, "enable-admission-plugins", nil, "kube-apiserver's --enable-admission-plugins: admission plugins run beyond its defaults, e.g. AlwaysPullImages,PodNodeSelector")
-	f.StringSliceVar(&o.disablePlugins, "disable-admission-plugins", nil, "kube-apiserver's --disable-admission-plugins: default admission plugins that do not run")
-	onceStringVar(f, &o.admissionConfigFile, "admission-control-config-file", "", "kube-apiserver's --admission-control-config-file: an AdmissionConfiguration with the plugins' configurations (PodSecurity's defaults and exemptions, ...)")
-	f.Int64Var(&o.maxRequestBodyBytes, "max-request-body-bytes", engine.DefaultMaxRequestBodyBytes, "kube-apiserver's --max-request-body-bytes: a larger object is refused with 413")
 	f.BoolVar(&o.completeState, "complete-state", false, "the cluster state given (--cluster, --namespaces) is the whole cluster: an object in a namespace it does not have gets the apiserver's 404, as with --kubeconfig, instead of the namespace being assumed")
 	f.BoolVar(&o.onlyHooks, "webhooks-only", false, "call the webhooks with the objects as given and as patched, without kube-apiserver's decoding, defaulting, built-in admission plugins and preparation")
 	for _, alias := range []string{"user", "group", "timeout"} {
 		// The first names of these flags, kept for the scripts that use them.
 		f.Lookup(alias).Hidden = true
 	}
-	_ = cmd.MarkFlagFilename("ca-file")
-	_ = cmd.MarkFlagFilename("admission-control-config-file")
 	_ = cmd.MarkFlagFilename("kubeconfig")
 	_ = cmd.RegisterFlagCompletionFunc("dry-run", fixedCompletion("none", "server", "client"))
 	_ = cmd.RegisterFlagCompletionFunc("validate", fixedCompletion("strict", "warn", "ignore"))
@@ -230,99 +217,6 @@ func (o *reviewOptions) write() review.Write {
 		Operation: admissionv1.Operation(strings.ToUpper(o.operation)), SubResource: o.subresource,
 		User: authenticationv1.UserInfo{Username: o.user, Groups: o.groups}, DryRun: dryRun, FieldValidation: validation,
 		FieldManager: o.fieldManager, Namespace: o.namespace, NamespaceRequired: o.namespaceGiven,
-	}
-}
-
-// sessionConfig reads what the flags name — the webhook configurations and policies (or starts
-// the built-in webhooks), the cluster state of files and of --kubeconfig, the CRDs — into a
-// review.Config. caBundle, when not empty, is given to every webhook that has none (admit test's
-// generated CA). closeWebhooks stops the built-in webhooks. Its errors are ready to return.
-func (o *reviewOptions) sessionConfig(ctx context.Context, streams Streams, objects []review.Input, caBundle []byte) (_ review.Config, closeWebhooks func(), err error) {
-	closeWebhooks = func() {}
-	resolver, resolved, err := parseResolve(o.resolve)
-	if err != nil {
-		return review.Config{}, nil, badInput(err)
-	}
-	cfg := review.Config{
-		WebhooksOnly: o.onlyHooks, CompleteState: o.completeState || o.kubeconfig != "",
-		FieldManager: o.fieldManager, ServiceResolver: resolver, Timeout: o.timeout,
-		Terms: review.Terms{OldObjects: "--old", CRDs: "--crds"},
-		APIServer: review.APIServerOptions{
-			DisallowPrivileged: !o.allowPrivileged, EnableAdmissionPlugins: o.enablePlugins, DisableAdmissionPlugins: o.disablePlugins,
-			AdmissionControlConfigFile: o.admissionConfigFile, MaxRequestBodyBytes: o.maxRequestBodyBytes, ServiceCIDR: o.serviceCIDR,
-		},
-	}
-	if len(o.webhooks) > 0 {
-		set, err := o.loadWebhooks(streams.In)
-		if err != nil {
-			return review.Config{}, nil, badInput(err)
-		}
-		warnings, err := set.Validate()
-		for _, w := range warnings {
-			fmt.Fprintln(streams.Err, "warning:", w)
-		}
-		if err != nil {
-			return review.Config{}, nil, badInput(err)
-		}
-		cfg.Mutating, cfg.Validating = set.MutatingConfigs(), set.ValidatingConfigs()
-		if o.caFile != "" {
-			if caBundle, err = readCABundle(o.caFile); err != nil {
-				return review.Config{}, nil, badInput(err)
-			}
-		}
-		if len(caBundle) > 0 {
-			fillCABundles(cfg.Mutating, cfg.Validating, caBundle)
-		}
-		if !o.resolveDNS {
-			if err := checkServicesResolved(cfg.Mutating, cfg.Validating, resolved); err != nil {
-				return review.Config{}, nil, badInput(err)
-			}
-		}
-		for _, obj := range set.Others {
-			if review.IsPolicy(obj.Object) {
-				cfg.Policies = append(cfg.Policies, review.Input{Source: obj.Source.String(), Object: obj.Object})
-			}
-		}
-	} else {
-		demo, err := startDemoWebhooks(ctx)
-		if err != nil {
-			return review.Config{}, nil, fmt.Errorf("starting the built-in webhooks: %w", err)
-		}
-		closeWebhooks = demo.stop
-		cfg.Mutating, cfg.Validating = demo.mutating, demo.validating
-	}
-	defer func() {
-		if err != nil {
-			closeWebhooks()
-		}
-	}()
-	if cfg.Cluster, err = o.loadClusterState(); err != nil {
-		return review.Config{}, nil, badInput(err)
-	}
-	if cfg.CRDs, err = o.loadCRDs(); err != nil {
-		return review.Config{}, nil, badInput(err)
-	}
-	if cfg.Live, err = o.readLive(ctx, objects); err != nil {
-		return review.Config{}, nil, err
-	}
-	return cfg, closeWebhooks, nil
-}
-
-// fillCABundles gives caBundle to every webhook whose clientConfig has none.
-func fillCABundles(mutating []*admissionregistrationv1.MutatingWebhookConfiguration, validating []*admissionregistrationv1.ValidatingWebhookConfiguration, caBundle []byte) {
-	for _, c := range mutating {
-		for i := range c.Webhooks {
-			if len(c.Webhooks[i].ClientConfig.CABundle) == 0 {
-				c.Webhooks[i].ClientConfig.CABundle = caBundle
-			}
-		}
-	}
-	for _, c := range validating {
-		for i := range c.Webhooks {
-			if len(c.Webhooks[i].ClientConfig.CABundle) == 0 {
-				c.Webhooks[i].ClientConfig.CABundle = caBundle
-			}
-		}
 	}
 }
 
@@ -489,61 +383,4 @@ func reviewList(outcomes []*review.Outcome) reviewListOutput {
 		out.Items[i] = e
 	}
 	return out
-}
-
-// parseResolve reads NAMESPACE/SERVICE=HOST:PORT mappings into a service resolver.
-// parseResolve reads --resolve: the resolver, and the services it resolves (NAMESPACE/NAME).
-func parseResolve(entries []string) (dispatch.ServiceResolver, map[string]bool, error) {
-	if len(entries) == 0 {
-		return nil, nil, nil
-	}
-	targets := map[string]string{}
-	resolved := map[string]bool{}
-	for _, e := range entries {
-		key, addr, ok := strings.Cut(e, "=")
-		ns, name, okName := strings.Cut(key, "/")
-		if !ok || !okName || ns == "" || name == "" || addr == "" {
-			return nil, nil, fmt.Errorf("--resolve %q: want NAMESPACE/SERVICE=HOST:PORT", e)
-		}
-		targets[key] = addr
-		resolved[key] = true
-	}
-	return func(namespace, name string, port int32) (string, error) {
-		if addr, ok := targets[namespace+"/"+name]; ok {
-			return addr, nil
-		}
-		return fmt.Sprintf("%s.%s.svc:%d", name, namespace, port), nil
-	}, resolved, nil
-}
-
-// checkServicesResolved refuses webhooks that call a service --resolve does not place: off a
-// cluster, NAME.NAMESPACE.svc resolves nowhere, and each call would fail after a DNS lookup.
-func checkServicesResolved(mutating []*admissionregistrationv1.MutatingWebhookConfiguration, validating []*admissionregistrationv1.ValidatingWebhookConfiguration, resolved map[string]bool) error {
-	var missing []string
-	seen := map[string]bool{}
-	check := func(kind, configuration, webhook string, cc admissionregistrationv1.WebhookClientConfig) {
-		if cc.Service == nil {
-			return
-		}
-		key := cc.Service.Namespace + "/" + cc.Service.Name
-		if resolved[key] || seen[key] {
-			return
-		}
-		seen[key] = true
-		missing = append(missing, fmt.Sprintf("webhook %q of %s %q calls service %s: give --resolve %s=HOST:PORT", webhook, kind, configuration, key, key))
-	}
-	for _, c := range mutating {
-		for _, w := range c.Webhooks {
-			check("MutatingWebhookConfiguration", c.Name, w.Name, w.ClientConfig)
-		}
-	}
-	for _, c := range validating {
-		for _, w := range c.Webhooks {
-			check("ValidatingWebhookConfiguration", c.Name, w.Name, w.ClientConfig)
-		}
-	}
-	if len(missing) == 0 {
-		return nil
-	}
-	return fmt.Errorf("%s\n(a service's cluster DNS name resolves only in its cluster; --resolve-dns looks it up anyway)", strings.Join(missing, "\n"))
 }

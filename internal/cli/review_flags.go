@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -11,8 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/admitkit/admit/certs"
-	"github.com/admitkit/admit/dispatch/config"
-	"github.com/admitkit/admit/review"
 )
 
 // checkAliases refuses a flag given under both its names (--as and --user, ...).
@@ -90,61 +87,6 @@ func readCABundle(path string) ([]byte, error) {
 		return nil, fmt.Errorf("--ca-file %s: %w", path, err)
 	}
 	return bundle, nil
-}
-
-// loadWebhooks reads every --webhooks input, "-" from stdin. Each input must contribute a
-// webhook configuration or an admission policy: one that yields none (configurations in
-// subdirectories without -R, an empty folder, a file of ordinary objects) would review with
-// nothing and admit everything.
-func (o *reviewOptions) loadWebhooks(stdin io.Reader) (*config.Set, error) {
-	set := &config.Set{}
-	var errs []error
-	for _, path := range o.webhooks {
-		var loaded *config.Set
-		var err error
-		if path == "-" {
-			var data []byte
-			if data, err = io.ReadAll(stdin); err == nil {
-				loaded, err = config.Parse(stdinName, data)
-			}
-		} else {
-			loaded, err = config.Load(config.Options{Recursive: o.recursive}, path)
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("--webhooks %s: %w", inputName(path), err))
-			continue
-		}
-		policies := 0
-		for _, obj := range loaded.Others {
-			if review.IsPolicy(obj.Object) {
-				policies++
-			}
-		}
-		if len(loaded.Mutating)+len(loaded.Validating)+policies == 0 {
-			errs = append(errs, fmt.Errorf("--webhooks %s: %s", inputName(path), nothingToReviewWith(path, len(loaded.Others), o.recursive)))
-			continue
-		}
-		set.Append(loaded)
-	}
-	return set, errors.Join(errs...)
-}
-
-// nothingToReviewWith says why an input gave no configuration or policy, and what to do.
-func nothingToReviewWith(path string, others int, recursive bool) string {
-	msg := "no webhook configuration or admission policy"
-	if others > 0 {
-		msg += fmt.Sprintf(" among its %s", plural(others, "object", "objects"))
-	}
-	if info, err := os.Stat(path); err == nil && info.IsDir() && !recursive {
-		if entries, err := os.ReadDir(path); err == nil {
-			for _, e := range entries {
-				if e.IsDir() {
-					return msg + " (-R reads its subdirectories)"
-				}
-			}
-		}
-	}
-	return msg
 }
 
 // inputName is how an input path is named in messages.

@@ -88,6 +88,6 @@ func NewRootCommand(streams Streams) *cobra.Command {
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.Err)
-	root.AddCommand(newVersionCommand(streams), newCertsCommand(streams), newReviewCommand(streams), newDevCommand(streams), newServeCommand(streams), newLintCommand(streams), newTestCommand(streams))
+	root.AddCommand(newVersionCommand(streams), newCertsCommand(streams), newReviewCommand(streams), newAuditCommand(streams), newDevCommand(streams), newServeCommand(streams), newLintCommand(streams), newTestCommand(streams))
 	return root
 }

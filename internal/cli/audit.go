@@ -1,0 +1,181 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// auditOptions are admit audit's flags. session holds those it shares with admit review: the
+// proposed configurations (--webhooks), how webhooks are reached, the cluster's state and options.
+type auditOptions struct {
+	session       reviewOptions
+	files         []string
+	auditLog      string
+	baseline      []string
+	namespace     string
+	allNamespaces bool
+	operation     string
+	dryRun        string
+	user          string
+	groups        []string
+	validate      string
+	output        string
+	junitFile     string
+	htmlFile      string
+	limit         int
+	batchSize     int
+	concurrency   int
+	// Thresholds: the exit code is 1 when a count of new effects exceeds its own; -1 is none.
+	maxNewDenials, maxNewFailures, maxNewWarnings, maxNewMutations int
+	// maxUnreviewed: the exit code is 2 when more writes than this could not be reviewed.
+	maxUnreviewed int
+	// progress is the terminal a progress line is written to; nil for none.
+	progress io.Writer
+}
+
+// ExitInterrupted is admit audit's exit code when Ctrl-C stopped it: the shell's code for a
+// program ended by SIGINT. What was audited until then is reported.
+const ExitInterrupted = 130
+
+func newAuditCommand(streams Streams) *cobra.Command {
+	o := &auditOptions{}
+	cmd := &cobra.Command{
+		Use:   "audit (-f DUMP | --audit-log FILE | --kubeconfig FILE) --webhooks PATH... [--baseline PATH]...",
+		Short: "Before rolling out webhooks or policies, see what they would do to a cluster's objects and traffic",
+		Long: `Run the objects a cluster has — or the writes its audit log recorded — through kube-apiserver's
+whole admission chain twice, offline: under the baseline (the cluster's own webhook configurations
+and admission policies, or --baseline) and under the proposal (the baseline with --webhooks applied
+over it: a configuration, policy or binding of the same kind and name replaced, others added).
+Report what the proposal newly does: the writes it would deny (with the message), the objects it
+would mutate (the diff), the new warnings, the webhook calls that would fail and what their
+failure policy then does — per webhook and policy, per namespace, the worst first.
+
+Objects come from a dump (-f: kubectl get -A -o yaml or -o json output, Lists, multi-document YAML,
+directories with -R, "-" for stdin), from a cluster (--kubeconfig: every served resource a changed
+webhook or policy can match, paginated lists, read-only: list and get, never Secrets; -n for one
+namespace), or from a Kubernetes audit log (--audit-log: JSON lines at Request or RequestResponse
+level, each write replayed as the CREATE, UPDATE or DELETE it was, with its user and groups, an
+update's old object taken from the log's earlier events). A dump's or a cluster's object is audited
+as its next write: an UPDATE that changes nothing by default, a CREATE with --operation CREATE.
+With --kubeconfig and -f or --audit-log, the cluster gives the baseline and the state.
+
+Writes no changed webhook or policy can match are admitted alike under both and are not run.
+Requests are dry runs by default (--dry-run=none sends real writes' requests to the webhooks).
+
+Exit codes: 0 nothing new beyond the thresholds, 1 new denials or failures (or warnings, mutations)
+beyond them, 2 bad input or writes that could not be reviewed, 130 interrupted (the report covers
+what was audited).`,
+		Example: `  # a policy and a webhook against a dump of the cluster, as a CI gate
+  kubectl get deployments,pods,configmaps -A -o yaml > dump.yaml
+  admit audit -f dump.yaml --webhooks proposed/ --baseline current/ --junit audit.xml
+
+  # against the cluster itself: its configurations are the baseline
+  admit audit --kubeconfig ~/.kube/config --webhooks proposed/ --html audit.html
+
+  # a day of traffic from the apiserver's audit log
+  admit audit --audit-log /var/log/kubernetes/audit.log --webhooks proposed/ --kubeconfig ~/.kube/config`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.progress = terminalOf(streams.Err)
+			return o.run(cmd, streams)
+		},
+	}
+	f := cmd.Flags()
+	s := &o.session
+	f.StringArrayVarP(&o.files, "filename", "f", nil, `a dump of objects to audit: files, directories or "-" for stdin (kubectl get -o yaml|json, Lists, multi-document YAML; repeatable)`)
+	f.BoolVarP(&s.recursive, "recursive", "R", false, "read the subdirectories of directories given with -f, --webhooks, --baseline and --cluster")
+	onceStringVar(f, &o.auditLog, "audit-log", "", "a Kubernetes audit log (JSON lines, Request or RequestResponse level) whose writes are replayed")
+	onceStringVar(f, &s.kubeconfig, "kubeconfig", "", "read the cluster this kubeconfig names (list and get only, never Secrets): its objects to audit unless -f or --audit-log gives them, its configurations and policies as the baseline unless --baseline does, and its state")
+	f.VarP(&onceString{target: &o.namespace}, "namespace", "n", "audit the objects of this namespace only (cluster-scoped objects are left out)")
+	f.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "audit the objects of every namespace (the default)")
+	f.StringArrayVar(&s.webhooks, "webhooks", nil, `the proposal: webhook configurations, admission policies and bindings to apply over the baseline (files, directories or "-"; repeatable)`)
+	f.StringArrayVar(&o.baseline, "baseline", nil, "the configurations, policies and bindings to compare with (files or directories; repeatable); default the cluster's with --kubeconfig, else none")
+	f.StringArrayVar(&s.cluster, "cluster", nil, "the cluster's state admission reads (Namespaces, ServiceAccounts, LimitRanges, policies' parameters...; files or directories, repeatable): it overrides what the cluster, the dump or the log gives")
+	f.StringArrayVar(&s.crds, "crds", nil, "CustomResourceDefinitions of custom kinds (repeatable); those in the dump and the cluster count too")
+	f.StringVar(&o.operation, "operation", "UPDATE", "how a dump's or a cluster's object is written next: UPDATE (an update that changes nothing) or CREATE (as if re-created)")
+	f.StringVar(&o.dryRun, "dry-run", "server", `"server" sends dry-run requests (webhooks see dryRun: true), "none" requests of real writes`)
+	f.StringVar(&o.user, "as", "admit-audit", "username of the writes of a dump or a cluster (an audit log's have their own)")
+	f.StringArrayVar(&o.groups, "as-group", []string{"system:authenticated"}, "groups of that user (repeatable)")
+	f.StringVar(&o.validate, "validate", "strict", `field validation of a dump's or a cluster's writes: "strict", "warn" or "ignore"`)
+	f.DurationVar(&s.timeout, "request-timeout", 60*time.Second, "each write's deadline, as kube-apiserver's --request-timeout")
+	addReachFlags(cmd, s)
+	addClusterOptionFlags(cmd, s)
+	addOutputFlag(cmd, &o.output)
+	onceStringVar(f, &o.junitFile, "junit", "", "also write JUnit XML to this file: a test case per changed webhook and policy, failed when it newly denies or fails")
+	onceStringVar(f, &o.htmlFile, "html", "", "also write a self-contained HTML report with charts to this file")
+	f.IntVar(&o.maxNewDenials, "max-new-denials", 0, "exit 1 when more writes than this are newly denied (-1: no limit)")
+	f.IntVar(&o.maxNewFailures, "max-new-failures", 0, "exit 1 when more writes than this have newly failing webhook calls (-1: no limit)")
+	f.IntVar(&o.maxNewWarnings, "max-new-warnings", -1, "exit 1 when more writes than this get new warnings (-1: no limit)")
+	f.IntVar(&o.maxNewMutations, "max-new-mutations", -1, "exit 1 when more objects than this are newly mutated (-1: no limit)")
+	f.IntVar(&o.maxUnreviewed, "max-unreviewed", 0, "exit 2 when more writes than this cannot be reviewed (an unknown kind, an invalid object)")
+	f.IntVar(&o.limit, "limit", 200, "list at most this many objects, the worst first (the counts are always whole)")
+	f.IntVar(&o.batchSize, "batch-size", 500, "objects read and admitted at a time: what is held in memory")
+	f.IntVar(&o.concurrency, "concurrency", 16, "admissions run at once under each configuration")
+	_ = cmd.MarkFlagFilename("kubeconfig")
+	_ = cmd.MarkFlagFilename("audit-log")
+	_ = cmd.MarkFlagFilename("junit", "xml")
+	_ = cmd.MarkFlagFilename("html", "html")
+	_ = cmd.RegisterFlagCompletionFunc("operation", fixedCompletion("UPDATE", "CREATE"))
+	_ = cmd.RegisterFlagCompletionFunc("dry-run", fixedCompletion("server", "none"))
+	_ = cmd.RegisterFlagCompletionFunc("validate", fixedCompletion("strict", "warn", "ignore"))
+	return cmd
+}
+
+// check refuses flags that contradict each other, with what to give instead.
+func (o *auditOptions) check(cmd *cobra.Command) error {
+	if err := checkOutput(o.output); err != nil {
+		return err
+	}
+	switch {
+	case len(o.session.webhooks) == 0:
+		return errors.New("nothing proposed: give the webhook configurations and admission policies to roll out with --webhooks")
+	case len(o.files) == 0 && o.auditLog == "" && o.session.kubeconfig == "":
+		return errors.New("nothing to audit: give a dump with -f, an audit log with --audit-log, or a cluster with --kubeconfig")
+	case len(o.files) > 0 && o.auditLog != "":
+		return errors.New("-f and --audit-log are two audits: give one of them (run admit audit twice for both)")
+	case o.namespace != "" && o.allNamespaces:
+		return errors.New("-n and -A contradict each other: give -n NAMESPACE for one namespace, or -A (the default) for all")
+	case o.auditLog != "" && cmd.Flags().Changed("operation"):
+		return errors.New("--operation is how a dump's or a cluster's objects are written; an audit log says each write's own")
+	case o.limit < 0 || o.batchSize < 1 || o.concurrency < 1:
+		return errors.New("--limit must be 0 or more, --batch-size and --concurrency 1 or more")
+	}
+	switch strings.ToUpper(o.operation) {
+	case "UPDATE", "CREATE":
+	default:
+		return fmt.Errorf("--operation %q: admit audit writes an object as an UPDATE or a CREATE", o.operation)
+	}
+	switch o.dryRun {
+	case "server", "none":
+	default:
+		return fmt.Errorf(`--dry-run %q: must be "server" or "none"`, o.dryRun)
+	}
+	if _, err := fieldValidationOf(o.validate); err != nil {
+		return err
+	}
+	for name, v := range map[string]int{"--max-new-denials": o.maxNewDenials, "--max-new-failures": o.maxNewFailures, "--max-new-warnings": o.maxNewWarnings, "--max-new-mutations": o.maxNewMutations} {
+		if v < -1 {
+			return fmt.Errorf("%s %d: give a count, or -1 for no limit", name, v)
+		}
+	}
+	stdin := 0
+	for _, paths := range [][]string{o.files, o.session.webhooks, o.baseline, o.session.cluster, o.session.crds} {
+		for _, p := range paths {
+			if p == "-" {
+				stdin++
+			}
+		}
+	}
+	if stdin > 1 {
+		return errors.New(`"-" (standard input) is given more than once: one input can read it`)
+	}
+	if o.auditLog == "-" {
+		return errors.New(`--audit-log "-": give the log's file (it is read twice: its state, then its writes)`)
+	}
+	return nil
+}

@@ -1,0 +1,383 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/admitkit/admit/internal/webhooktest"
+)
+
+// auditFixture is a dump of a small cluster, the baseline it runs with, and a proposal whose
+// webhooks a webhooktest server answers.
+type auditFixture struct {
+	dir, dump, baseline, proposal string
+}
+
+const auditDump = `apiVersion: v1
+items:
+- apiVersion: v1
+  kind: Namespace
+  metadata: {name: shop, labels: {tier: team}}
+- apiVersion: v1
+  kind: Namespace
+  metadata: {name: ops}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: web-1, namespace: shop, resourceVersion: "7", uid: 9d3c0000-0000-4000-8000-000000000001}
+  spec:
+    containers: [{name: web, image: nginx:1.27}]
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: tools, namespace: ops, resourceVersion: "8"}
+  spec:
+    containers: [{name: sh, image: busybox:1.36}]
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: big, namespace: shop, resourceVersion: "9", generation: 1}
+  spec:
+    replicas: 9
+    selector: {matchLabels: {app: big}}
+    template:
+      metadata: {labels: {app: big}}
+      spec: {containers: [{name: big, image: nginx:1.27}]}
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: small, namespace: ops, resourceVersion: "10", generation: 1}
+  spec:
+    replicas: 1
+    selector: {matchLabels: {app: small}}
+    template:
+      metadata: {labels: {app: small}}
+      spec: {containers: [{name: small, image: nginx:1.27}]}
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: settings, namespace: shop, resourceVersion: "11"}
+  data: {a: "1"}
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: legacy, namespace: ops, resourceVersion: "12"}
+  data: {a: "1"}
+- apiVersion: v1
+  kind: Service
+  metadata: {name: web, namespace: shop, resourceVersion: "13"}
+  spec:
+    clusterIP: 10.96.0.20
+    clusterIPs: [10.96.0.20]
+    ports: [{port: 80, targetPort: 8080, protocol: TCP}]
+    selector: {app: web}
+- apiVersion: admissionregistration.k8s.io/v1
+  kind: ValidatingWebhookConfiguration
+  metadata: {name: from-the-dump}
+  webhooks: []
+kind: List
+metadata: {resourceVersion: ""}
+`
+
+// webhook is a webhook configuration's YAML calling path on server.
+func hookYAML(server *webhooktest.Server, kind, name, path, resources, extra string) string {
+	return `apiVersion: admissionregistration.k8s.io/v1
+kind: ` + kind + `
+metadata: {name: ` + name + `}
+webhooks:
+- name: ` + name + `.example.com
+  clientConfig: {url: "` + server.URL + path + `", caBundle: ` + b64(server.CABundle) + `}
+  rules: [{apiGroups: ["*"], apiVersions: ["*"], operations: [CREATE, UPDATE], resources: [` + resources + `]}]
+  sideEffects: None
+  admissionReviewVersions: [v1]
+` + extra + "---\n"
+}
+
+func newAuditFixture(t *testing.T) auditFixture {
+	t.Helper()
+	server := webhooktest.Start(t)
+	dir := t.TempDir()
+	f := auditFixture{dir: dir, dump: filepath.Join(dir, "dump.yaml"), baseline: filepath.Join(dir, "baseline.yaml"), proposal: filepath.Join(dir, "proposal.yaml")}
+	// The cluster already refuses ConfigMaps in ops: refusing them again is nothing new.
+	baseline := hookYAML(server, "ValidatingWebhookConfiguration", "legacy", webhooktest.Deny(webhooktest.Code(403), webhooktest.Message("no more ConfigMaps here")), "configmaps",
+		"  namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: ops}}\n")
+	proposal := baseline +
+		hookYAML(server, "ValidatingWebhookConfiguration", "team-pods", webhooktest.Deny(webhooktest.Code(403), webhooktest.Message("pods need a team label")), "pods",
+			"  namespaceSelector: {matchLabels: {tier: team}}\n") +
+		hookYAML(server, "MutatingWebhookConfiguration", "owner", webhooktest.SetLabel("owner", "platform"), "configmaps", "") +
+		hookYAML(server, "ValidatingWebhookConfiguration", "flaky", webhooktest.PathInternalError, "deployments", "  failurePolicy: Ignore\n") +
+		hookYAML(server, "ValidatingWebhookConfiguration", "ports", webhooktest.Allow(webhooktest.Warning("port 80 is deprecated here")), "services", "") +
+		`apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: replica-cap}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}]
+  validations: [{expression: "object.spec.replicas <= 5", message: "at most 5 replicas"}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: replica-cap}
+spec: {policyName: replica-cap, validationActions: [Deny]}
+`
+	for path, data := range map[string]string{f.dump: auditDump, f.baseline: baseline, f.proposal: proposal} {
+		if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return f
+}
+
+func runAudit(t *testing.T, ctx context.Context, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = Run(ctx, append([]string{"audit"}, args...), Streams{In: strings.NewReader(""), Out: &out, Err: &errOut})
+	return out.String(), errOut.String(), code
+}
+
+// The report says what the proposal newly does to each object, per step and per namespace.
+func TestAuditDump(t *testing.T) {
+	f := newAuditFixture(t)
+	stdout, stderr, code := runAudit(t, context.Background(), "-f", f.dump, "--webhooks", f.proposal, "--baseline", f.baseline, "-o", "json")
+	if code != ExitRejected {
+		t.Fatalf("exit %d, want 1 (new denials)\nstderr: %s\nstdout: %s", code, stderr, stdout)
+	}
+	if !strings.Contains(stderr, "2 newly denied writes (more than 0)") || !strings.Contains(stderr, "1 write with newly failing calls (more than 0)") {
+		t.Errorf("stderr does not say which thresholds are exceeded: %s", stderr)
+	}
+	var report auditReport
+	if err := json.Unmarshal([]byte(stdout), &report); err != nil {
+		t.Fatal(err)
+	}
+	wantTotals := auditTotals{Read: 10, Audited: 7, Unaffected: 2, Skipped: 1, NewlyDenied: 2, NewlyFailing: 1, NewlyMutated: 1, NewlyWarned: 1}
+	if diff := cmp.Diff(wantTotals, report.Totals); diff != "" {
+		t.Errorf("totals (-want +got):\n%s", diff)
+	}
+	type stepRow struct {
+		Step                                     string
+		Change                                   string
+		Matched, Denied, Failed, Mutated, Warned int
+	}
+	var steps []stepRow
+	for _, s := range report.Steps {
+		steps = append(steps, stepRow{s.stepKey.String(), s.Change, s.Matched, s.Denied, s.Failed, s.Mutated, s.Warned})
+	}
+	// The policy denies shop/big before the validating webhooks run (kube-apiserver's order), so
+	// flaky is called for ops/small only; owner's label on ops/legacy is no news, as the baseline
+	// already refuses that ConfigMap.
+	wantSteps := []stepRow{
+		{"ValidatingAdmissionPolicy replica-cap", "added", 2, 1, 0, 0, 0},
+		{"validating webhook flaky.example.com (ValidatingWebhookConfiguration flaky)", "added", 1, 0, 1, 0, 0},
+		{"validating webhook team-pods.example.com (ValidatingWebhookConfiguration team-pods)", "added", 1, 1, 0, 0, 0},
+		{"validating webhook ports.example.com (ValidatingWebhookConfiguration ports)", "added", 1, 0, 0, 0, 1},
+		{"mutating webhook owner.example.com (MutatingWebhookConfiguration owner)", "added", 2, 0, 0, 1, 0},
+	}
+	if diff := cmp.Diff(wantSteps, steps); diff != "" {
+		t.Errorf("steps, the worst first (-want +got):\n%s", diff)
+	}
+	var objects []string
+	for _, o := range report.Objects {
+		objects = append(objects, strings.Join(o.Effects, ",")+" "+o.objectName())
+	}
+	// The worst first: denials, failures, warnings, mutations; each in the dump's order.
+	wantObjects := []string{"denied Pod shop/web-1", "denied Deployment shop/big", "failing Deployment ops/small",
+		"warned Service shop/web", "mutated ConfigMap shop/settings"}
+	if diff := cmp.Diff(wantObjects, objects); diff != "" {
+		t.Errorf("objects (-want +got):\n%s", diff)
+	}
+	wantNamespaces := []auditNamespace{{Namespace: "shop", Audited: 4, Denied: 2, Mutated: 1, Warned: 1}, {Namespace: "ops", Audited: 3, Failing: 1}}
+	if diff := cmp.Diff(wantNamespaces, report.Namespaces); diff != "" {
+		t.Errorf("namespaces, the worst first (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(strings.Join(report.Notes, "\n"), "1 webhook configuration or admission policy of the dump: not audited") {
+		t.Errorf("the notes do not say the dump's configuration was left out: %q", report.Notes)
+	}
+}
+
+// The text report names each object's new effect and what the failure policy does.
+func TestAuditText(t *testing.T) {
+	f := newAuditFixture(t)
+	stdout, _, code := runAudit(t, context.Background(), "-f", f.dump, "--webhooks", f.proposal, "--baseline", f.baseline, "--max-new-denials", "2", "--max-new-failures", "-1")
+	if code != ExitOK {
+		t.Fatalf("exit %d within the thresholds:\n%s", code, stdout)
+	}
+	for _, want := range []string{
+		"Audit of the objects of " + f.dump + ", each written again unchanged (UPDATE)",
+		"  DENIED   UPDATE Pod shop/web-1  (" + f.dump + ":9)",
+		`           denied by validating webhook team-pods.example.com (ValidatingWebhookConfiguration team-pods): 403 admission webhook "team-pods.example.com" denied the request: pods need a team label`,
+		"  FAILING  UPDATE Deployment ops/small",
+		"(failurePolicy Ignore: admitted without it)",
+		"             add /metadata/labels: {\"owner\":\"platform\"}",
+		"10 writes read, 7 audited (2 unaffected by the changes, 1 skipped): 2 newly denied, 1 newly failing, 1 newly mutated, 1 newly warned, 0 newly allowed, 0 not reviewed",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the text report lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// Recreated objects lose what the apiserver sets; a CREATE-only policy now applies.
+func TestAuditCreate(t *testing.T) {
+	f := newAuditFixture(t)
+	stdout, stderr, code := runAudit(t, context.Background(), "-f", f.dump, "--webhooks", f.proposal, "--baseline", f.baseline, "--operation", "CREATE", "-o", "json", "--max-new-denials", "-1", "--max-new-failures", "-1")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stderr, stdout)
+	}
+	var report auditReport
+	if err := json.Unmarshal([]byte(stdout), &report); err != nil {
+		t.Fatal(err)
+	}
+	if report.Operation != "CREATE" || report.Totals.Unreviewed != 0 || report.Totals.NewlyDenied != 2 {
+		t.Errorf("operation %s, totals %+v, unreviewed %+v", report.Operation, report.Totals, report.Unreviewed)
+	}
+}
+
+// Flags that contradict each other, or name nothing, are bad input that says what to give.
+func TestAuditBadInput(t *testing.T) {
+	f := newAuditFixture(t)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no proposal", []string{"-f", f.dump}, "give the webhook configurations and admission policies to roll out with --webhooks"},
+		{"nothing to audit", []string{"--webhooks", f.proposal}, "give a dump with -f, an audit log with --audit-log, or a cluster with --kubeconfig"},
+		{"a dump and a log", []string{"-f", f.dump, "--audit-log", f.dump, "--webhooks", f.proposal}, "-f and --audit-log are two audits"},
+		{"-n and -A", []string{"-f", f.dump, "--webhooks", f.proposal, "-n", "shop", "-A"}, "-n and -A contradict each other"},
+		{"an operation for a log", []string{"--audit-log", f.dump, "--webhooks", f.proposal, "--operation", "CREATE"}, "an audit log says each write's own"},
+		{"DELETE", []string{"-f", f.dump, "--webhooks", f.proposal, "--operation", "DELETE"}, `--operation "DELETE": admit audit writes an object as an UPDATE or a CREATE`},
+		{"a proposal without configurations", []string{"-f", f.dump, "--webhooks", f.dump + ".missing"}, "--webhooks " + f.dump + ".missing"},
+		{"a dump that is not one", []string{"-f", f.proposal + "x", "--webhooks", f.proposal}, "no such file"},
+		{"a log that is not one", []string{"--audit-log", f.dump, "--webhooks", f.proposal}, f.dump + ":1: not an audit event"},
+		{"an unknown output", []string{"-f", f.dump, "--webhooks", f.proposal, "-o", "html"}, `unknown output format "html"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, code := runAudit(t, context.Background(), tt.args...)
+			if code != ExitBadInput || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tt.want)
+			}
+		})
+	}
+}
+
+// Writes that cannot be reviewed are bad input beyond --max-unreviewed, and say why.
+func TestAuditUnreviewed(t *testing.T) {
+	f := newAuditFixture(t)
+	dump := filepath.Join(f.dir, "custom.yaml")
+	if err := os.WriteFile(dump, []byte("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: shop}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runAudit(t, context.Background(), "-f", dump, "--webhooks", f.proposal)
+	if code != ExitBadInput || !strings.Contains(stderr, "1 write could not be reviewed (more than 0, --max-unreviewed)") ||
+		!strings.Contains(stdout, `1× no resource for kind "Widget" in group "example.com" version "v1"`) {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	if _, _, code := runAudit(t, context.Background(), "-f", dump, "--webhooks", f.proposal, "--max-unreviewed", "1"); code != ExitOK {
+		t.Errorf("exit %d within --max-unreviewed", code)
+	}
+}
+
+// interruptAfter is a context whose Err says canceled once it has been asked n times: Ctrl-C
+// pressed while the audit reads.
+type interruptAfter struct {
+	context.Context
+	n atomic.Int64
+}
+
+func (c *interruptAfter) Err() error {
+	if c.n.Add(-1) < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// Ctrl-C stops the reading; the writes audited until then are reported, and the exit code says
+// the report is partial.
+func TestAuditInterrupted(t *testing.T) {
+	f := newAuditFixture(t)
+	ctx := &interruptAfter{Context: context.Background()}
+	ctx.n.Store(6)
+	stdout, _, code := runAudit(t, ctx, "-f", f.dump, "--webhooks", f.proposal, "--baseline", f.baseline, "--batch-size", "2",
+		"--max-new-denials", "-1", "--max-new-failures", "-1")
+	if code != ExitInterrupted {
+		t.Fatalf("exit %d, want %d\n%s", code, ExitInterrupted, stdout)
+	}
+	if !strings.Contains(stdout, "INTERRUPTED") || !strings.Contains(stdout, "4 writes read") {
+		t.Errorf("the partial report:\n%s", stdout)
+	}
+}
+
+// Reading a cluster needs a cluster: the e2e suite has one (test/e2e/audit_e2e_test.go). Here:
+// the kubeconfig is checked before anything is read.
+func TestAuditKubeconfigErrors(t *testing.T) {
+	f := newAuditFixture(t)
+	_, stderr, code := runAudit(t, context.Background(), "--kubeconfig", filepath.Join(f.dir, "missing"), "--webhooks", f.proposal)
+	if code != ExitBadInput || !strings.Contains(stderr, "--kubeconfig "+filepath.Join(f.dir, "missing")) {
+		t.Errorf("exit %d, stderr %s", code, stderr)
+	}
+}
+
+// The -o yaml report reads back as the JSON one.
+func TestAuditYAML(t *testing.T) {
+	f := newAuditFixture(t)
+	stdout, _, _ := runAudit(t, context.Background(), "-f", f.dump, "--webhooks", f.proposal, "-o", "yaml")
+	if !strings.HasPrefix(stdout, "apiVersion: admit.dev/v1alpha1\n") || !strings.Contains(stdout, "kind: AuditReport\n") {
+		t.Errorf("-o yaml:\n%.500s", stdout)
+	}
+}
+
+// --junit writes a case per changed step, failed where it newly denies or fails.
+func TestAuditJUnit(t *testing.T) {
+	f := newAuditFixture(t)
+	junitFile := filepath.Join(f.dir, "audit.xml")
+	runAudit(t, context.Background(), "-f", f.dump, "--webhooks", f.proposal, "--baseline", f.baseline, "--junit", junitFile)
+	data, err := os.ReadFile(junitFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`tests="5" failures="3"`, `<testcase name="ValidatingAdmissionPolicy replica-cap"`, `newly denies 1 write, e.g. UPDATE Deployment shop/big`, `newly fails on 1 write`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the JUnit report lacks %q:\n%s", want, data)
+		}
+	}
+}
+
+// -n audits one namespace's objects, as kubectl get -n reads them.
+func TestAuditNamespace(t *testing.T) {
+	f := newAuditFixture(t)
+	stdout, stderr, _ := runAudit(t, context.Background(), "-f", f.dump, "--webhooks", f.proposal, "--baseline", f.baseline, "-n", "ops", "-o", "json")
+	var report auditReport
+	if err := json.Unmarshal([]byte(stdout), &report); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	var namespaces []string
+	for _, n := range report.Namespaces {
+		namespaces = append(namespaces, n.Namespace)
+	}
+	if diff := cmp.Diff([]string{"ops"}, namespaces); diff != "" || report.Totals.Read != 4 {
+		t.Errorf("namespaces (-want +got):\n%s\ntotals %+v", diff, report.Totals)
+	}
+}
+
+// Flag values complete in the shell.
+func TestAuditCompletion(t *testing.T) {
+	tests := []struct {
+		flag string
+		want []string
+	}{
+		{"--operation", []string{"UPDATE", "CREATE"}},
+		{"--dry-run", []string{"server", "none"}},
+		{"-o", []string{"text", "json", "yaml"}},
+	}
+	for _, tt := range tests {
+		var out bytes.Buffer
+		Run(context.Background(), []string{"__complete", "audit", tt.flag, ""}, Streams{In: strings.NewReader(""), Out: &out, Err: &bytes.Buffer{}})
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		if diff := cmp.Diff(tt.want, lines[:len(lines)-1]); diff != "" {
+			t.Errorf("completions of %s (-want +got):\n%s", tt.flag, diff)
+		}
+	}
+}
