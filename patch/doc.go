@@ -53,6 +53,15 @@
 // round trip guarantees; where it does not, after's whole array replaces
 // raw's.
 //
+// # Typed
+//
+// A Typed computes the patch Lossless makes of two values' encodings without encoding them: it
+// walks before and after as encoding/json sees them (member names, omitempty and omitzero, nil
+// as null), skips what is equal without encoding it, looks raw up only where something changed,
+// and encodes only the values its operations carry. Values with their own MarshalJSON, and
+// shapes it does not follow, are encoded on both sides and diffed as text from there.
+// FuzzTypedLossless holds it to Lossless, operation for operation.
+//
 // # Apply
 //
 // Apply(doc, p) applies a patch with kube-apiserver's path semantics

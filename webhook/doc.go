@@ -11,6 +11,7 @@
 //	envelope.go            the review's envelope decoded without copying the objects
 //	handler.go             Handler / HandlerFunc and the Request they receive
 //	typed.go               DefaultingHandler and ValidatingHandler: typed adapters that decode objects for user code
+//	                       (internal/typedjson: one pass, what sigs.k8s.io/json decodes)
 //	errors.go              how errors returned by user code become denials or failures
 //	response.go            Response and its outcomes, encoded back in the request's review version
 //	metrics.go             the admission metrics recorded on the way
@@ -45,9 +46,10 @@
 //
 // # Patches
 //
-// DefaultingHandler computes its patch with patch.Lossless: the changes user code made to the typed object
-// are applied to the raw object the apiserver sent, so fields unknown to the Go type are never
-// removed and zero-valued structs never appear.
+// DefaultingHandler computes its patch as patch.Lossless does: the changes user code made to the typed
+// object are applied to the raw object the apiserver sent, so fields unknown to the Go type are never
+// removed and zero-valued structs never appear. It finds them with patch.Typed, comparing the object
+// with a copy taken before user code ran, so that only the values that changed are encoded.
 //
 // # Testing
 //

@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/admitkit/admit/patch"
+	"github.com/admitkit/admit/webhook/internal/typedjson"
 )
 
 // decodeEnvelopeFast decodes a review without passing its objects through the decoder.
@@ -18,7 +19,9 @@ import (
 // ok is false for anything but the plain shape: a key with an escape, a repeated member, text
 // the scan does not understand, an envelope or object that does not decode. The caller then
 // decodes the whole review, which reports the problem with its position in the body as sent.
-func decodeEnvelopeFast(body []byte) (review reviewEnvelope, ok bool) {
+//
+// dec, when not nil, decodes the envelope in one pass; what it leaves, decodeStrict decodes.
+func decodeEnvelopeFast(body []byte, dec *typedjson.Decoder) (review reviewEnvelope, ok bool) {
 	object, oldObject, found := locateObjects(body)
 	if !found || object.len()+oldObject.len() == 0 {
 		return reviewEnvelope{}, false // nothing to leave out: the whole decode costs no more
@@ -36,7 +39,13 @@ func decodeEnvelopeFast(body []byte) (review reviewEnvelope, ok bool) {
 		}
 	}
 	envelope = append(envelope, body[at:]...)
-	if decodeStrict(envelope, &review) != nil || review.Request == nil {
+	if dec == nil || !dec.Decode(envelope, &review) {
+		review = reviewEnvelope{}
+		if decodeStrict(envelope, &review) != nil {
+			return reviewEnvelope{}, false
+		}
+	}
+	if review.Request == nil {
 		return reviewEnvelope{}, false
 	}
 	raws := make([]byte, 0, object.len()+oldObject.len())

@@ -13,6 +13,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kjson "sigs.k8s.io/json"
+
+	"github.com/admitkit/admit/webhook/internal/typedjson"
 )
 
 // FuzzDecodeReview feeds arbitrary bodies to the decoder: it must return a request or an error,
@@ -96,17 +98,21 @@ func FuzzDecodeEnvelopeFast(f *testing.F) {
 	f.Add([]byte(`{"request":{"obj\u0065ct":{"a":1},"uid":"1"}}`))
 	f.Add([]byte(`{"request":{"object":tru,"uid":"1"}}`))
 	f.Add([]byte(`{"request":{"object":{"a":[}},"uid":"1"}}`))
+	// With and without the one-pass decoder of the envelope.
+	decoders := []*typedjson.Decoder{nil, {}}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		fast, ok := decodeEnvelopeFast(body)
-		if !ok {
-			return
-		}
-		var whole reviewEnvelope
-		if err := decodeStrict(body, &whole); err != nil {
-			t.Fatalf("the fast decode accepted %q, the whole decode says %v", body, err)
-		}
-		if diff := cmp.Diff(whole, fast); diff != "" {
-			t.Fatalf("decoding %q (-whole +fast):\n%s", body, diff)
+		for _, dec := range decoders {
+			fast, ok := decodeEnvelopeFast(body, dec)
+			if !ok {
+				continue
+			}
+			var whole reviewEnvelope
+			if err := decodeStrict(body, &whole); err != nil {
+				t.Fatalf("the fast decode accepted %q, the whole decode says %v", body, err)
+			}
+			if diff := cmp.Diff(whole, fast); diff != "" {
+				t.Fatalf("decoding %q (-whole +fast):\n%s", body, diff)
+			}
 		}
 	})
 }

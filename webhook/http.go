@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kjson "sigs.k8s.io/json"
 
+	"github.com/admitkit/admit/webhook/internal/typedjson"
 	"github.com/admitkit/admit/webhook/internal/wire"
 )
 
@@ -69,6 +70,8 @@ type httpHandler struct {
 	logger  *slog.Logger
 	// buffers reuses request bodies: AdmissionReviews are often tens of kilobytes.
 	buffers sync.Pool
+	// envelopes decodes reviews' envelopes in one pass (see decodeEnvelopeFast).
+	envelopes typedjson.Decoder
 }
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -83,7 +86,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.refuse(w, refusal.Code, refusal.Reason, refusal.Message)
 		return
 	}
-	req, err := DecodeReview(buf.Bytes())
+	req, err := decodeReview(buf.Bytes(), &h.envelopes)
 	if err != nil {
 		h.refuse(w, http.StatusBadRequest, metav1.StatusReasonBadRequest, err.Error())
 		return
@@ -170,13 +173,18 @@ const admissionGroup = "admission.k8s.io"
 // case-sensitively, as the apiserver does. The objects stay raw, so patches can be computed against
 // exactly what was sent.
 func DecodeReview(body []byte) (*Request, error) {
+	return decodeReview(body, nil)
+}
+
+// decodeReview is DecodeReview with dec, when not nil, decoding the envelope in one pass.
+func decodeReview(body []byte, dec *typedjson.Decoder) (*Request, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, errors.New("request body is empty: expected an AdmissionReview")
 	}
 	if err := checkUTF8(body); err != nil {
 		return nil, fmt.Errorf("decoding AdmissionReview: %w", err)
 	}
-	review, ok := decodeEnvelopeFast(body)
+	review, ok := decodeEnvelopeFast(body, dec)
 	if !ok {
 		if err := decodeStrict(body, &review); err != nil {
 			return nil, fmt.Errorf("decoding AdmissionReview: %w", err)

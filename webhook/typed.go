@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/admitkit/admit/patch"
+	"github.com/admitkit/admit/webhook/internal/typedjson"
 )
 
 // Defaulter changes objects of type T on CREATE and UPDATE (other operations are allowed without
@@ -55,6 +56,7 @@ type ConnectValidator interface {
 // fields unknown to T are kept. Nothing changed means allowed with no patch.
 func DefaultingHandler[T runtime.Object](d Defaulter[T]) Handler {
 	newObject := objectFactory[T]()
+	dec, typed := new(typedjson.Decoder), new(patch.Typed)
 	info := typedInfo{objectType: reflect.TypeFor[T](), adapter: "DefaultingHandler", mutates: true, missing: isNilValue(d)}
 	return typedHandler{info: info, admit: func(ctx context.Context, req *Request) Response {
 		if info.missing {
@@ -63,31 +65,48 @@ func DefaultingHandler[T runtime.Object](d Defaulter[T]) Handler {
 		if req.Operation != admissionv1.Create && req.Operation != admissionv1.Update {
 			return Allowed()
 		}
-		obj, raw, resp, ok := decodeObject(req, req.Object, "object", newObject)
+		obj, raw, resp, ok := decodeObject(req, req.Object, "object", newObject, dec)
 		if !ok {
 			return resp
 		}
-		before, err := json.Marshal(obj)
-		if err != nil {
-			return Errored(fmt.Errorf("encoding %s before defaulting: %w", req.Kind.Kind, err))
-		}
+		// The patch is what patch.Lossless makes of the object encoded before and after d ran;
+		// patch.Typed computes it from a copy and the object, encoding only what changed.
+		before := obj.DeepCopyObject()
 		warnings, err := d.Default(ctx, req, obj)
 		if err != nil {
 			return StatusFromError(err, groupKind(req), objectName(req, obj)).WithWarnings(warnings...)
 		}
-		after, err := json.Marshal(obj)
+		p, err := typed.Lossless(raw, before, obj)
 		if err != nil {
-			return Errored(fmt.Errorf("encoding %s after defaulting: %w", req.Kind.Kind, err))
-		}
-		if bytes.Equal(before, after) {
-			return Allowed().WithWarnings(warnings...)
-		}
-		p, err := patch.Lossless(raw, before, after)
-		if err != nil {
-			return Errored(fmt.Errorf("computing the patch for %s: %w", req.Kind.Kind, err))
+			resp := encodedPatch(req, raw, before, obj)
+			if resp.Outcome != OutcomeErrored {
+				resp = resp.WithWarnings(warnings...)
+			}
+			return resp
 		}
 		return Patched(p).WithWarnings(warnings...)
 	}}
+}
+
+// encodedPatch answers with the patch from the object's encodings before and after defaulting,
+// or the error that stands in the way, in the words the handler has always used.
+func encodedPatch(req *Request, raw []byte, before, after runtime.Object) Response {
+	b, err := json.Marshal(before)
+	if err != nil {
+		return Errored(fmt.Errorf("encoding %s before defaulting: %w", req.Kind.Kind, err))
+	}
+	a, err := json.Marshal(after)
+	if err != nil {
+		return Errored(fmt.Errorf("encoding %s after defaulting: %w", req.Kind.Kind, err))
+	}
+	if bytes.Equal(b, a) {
+		return Allowed()
+	}
+	p, err := patch.Lossless(raw, b, a)
+	if err != nil {
+		return Errored(fmt.Errorf("computing the patch for %s: %w", req.Kind.Kind, err))
+	}
+	return Patched(p)
 }
 
 // ValidatingHandler returns a Handler that decodes the object(s) into T and calls the Validator method
@@ -95,6 +114,7 @@ func DefaultingHandler[T runtime.Object](d Defaulter[T]) Handler {
 // the options on CONNECT (only if v is a ConnectValidator).
 func ValidatingHandler[T runtime.Object](v Validator[T]) Handler {
 	newObject := objectFactory[T]()
+	dec := new(typedjson.Decoder)
 	info := typedInfo{objectType: reflect.TypeFor[T](), adapter: "ValidatingHandler", missing: isNilValue(v)}
 	return typedHandler{info: info, admit: func(ctx context.Context, req *Request) Response {
 		if info.missing {
@@ -107,25 +127,25 @@ func ValidatingHandler[T runtime.Object](v Validator[T]) Handler {
 		)
 		switch req.Operation {
 		case admissionv1.Create:
-			obj, _, resp, ok := decodeObject(req, req.Object, "object", newObject)
+			obj, _, resp, ok := decodeObject(req, req.Object, "object", newObject, dec)
 			if !ok {
 				return resp
 			}
 			subject = obj
 			warnings, err = v.ValidateCreate(ctx, req, obj)
 		case admissionv1.Update:
-			obj, _, resp, ok := decodeObject(req, req.Object, "object", newObject)
+			obj, _, resp, ok := decodeObject(req, req.Object, "object", newObject, dec)
 			if !ok {
 				return resp
 			}
-			old, _, resp, ok := decodeObject(req, req.OldObject, "oldObject", newObject)
+			old, _, resp, ok := decodeObject(req, req.OldObject, "oldObject", newObject, dec)
 			if !ok {
 				return resp
 			}
 			subject = obj
 			warnings, err = v.ValidateUpdate(ctx, req, old, obj)
 		case admissionv1.Delete:
-			old, _, resp, ok := decodeObject(req, req.OldObject, "oldObject", newObject)
+			old, _, resp, ok := decodeObject(req, req.OldObject, "oldObject", newObject, dec)
 			if !ok {
 				return resp
 			}
@@ -136,7 +156,7 @@ func ValidatingHandler[T runtime.Object](v Validator[T]) Handler {
 			if !ok {
 				return Allowed()
 			}
-			options, _, resp, ok := decodeObject(req, req.Object, "object", newUnstructured)
+			options, _, resp, ok := decodeObject(req, req.Object, "object", newUnstructured, dec)
 			if !ok {
 				return resp
 			}
@@ -205,7 +225,10 @@ func newUnstructured() (*unstructured.Unstructured, error) { return &unstructure
 // decodeObject decodes one object of the request. A missing or undecodable object is the caller's
 // mistake (a webhook registered for the wrong kind, an old apiserver); it is answered with 400 so
 // the failurePolicy decides, and the message names the field and the problem.
-func decodeObject[T runtime.Object](req *Request, ext runtime.RawExtension, field string, newObject func() (T, error)) (T, []byte, Response, bool) {
+//
+// dec decodes in one pass what it can decode exactly as decodeStrict does; the rest, and every
+// error, is decoded again by decodeStrict into a fresh object.
+func decodeObject[T runtime.Object](req *Request, ext runtime.RawExtension, field string, newObject func() (T, error), dec *typedjson.Decoder) (T, []byte, Response, bool) {
 	var zero T
 	raw := ext.Raw
 	if len(raw) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
@@ -213,6 +236,12 @@ func decodeObject[T runtime.Object](req *Request, ext runtime.RawExtension, fiel
 	}
 	obj, err := newObject()
 	if err != nil {
+		return zero, nil, Errored(err), false
+	}
+	if dec.Decode(raw, obj) {
+		return obj, raw, Response{}, true
+	}
+	if obj, err = newObject(); err != nil {
 		return zero, nil, Errored(err), false
 	}
 	if err := decodeStrict(raw, obj); err != nil {

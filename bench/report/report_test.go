@@ -9,9 +9,9 @@ import (
 	"github.com/admitkit/admit/bench/usage"
 )
 
-// results are two rounds in which admit serves 3× controller-runtime's throughput at 1.2× the
-// floor's CPU, and its dispatcher spends 0.4× the apiserver plugins' CPU once the input copy is
-// subtracted.
+// results are two rounds in which admit serves 3× controller-runtime's throughput at 0.2× its
+// CPU and 0.5× the hand-written server's, and its dispatcher spends 0.25× the apiserver plugins'
+// CPU once the input copy is subtracted.
 func results() *suite.Results {
 	cfg := suite.Full()
 	serving := func(server string, round int, throughput float64, cpu time.Duration) suite.ServingSample {
@@ -31,10 +31,11 @@ func results() *suite.Results {
 	for round := 1; round <= 2; round++ {
 		r.Serving = append(r.Serving,
 			serving("admit", round, 3000, 120*time.Microsecond),
-			serving("controller-runtime", round, 1000, 400*time.Microsecond),
+			serving("hand-written", round, 1500, 240*time.Microsecond),
+			serving("controller-runtime", round, 1000, 600*time.Microsecond),
 			serving("floor", round, 6000, 100*time.Microsecond))
 		r.Dispatch = append(r.Dispatch,
-			dispatch(suite.DispatcherAdmit, round, 400*time.Microsecond, 500),
+			dispatch(suite.DispatcherAdmit, round, 250*time.Microsecond, 500),
 			dispatch(suite.DispatcherAPIServer, round, 1010*time.Microsecond, 1100),
 			dispatch(suite.DispatcherInputCopy, round, 10*time.Microsecond, 100))
 	}
@@ -42,36 +43,58 @@ func results() *suite.Results {
 }
 
 func TestBuild(t *testing.T) {
-	lat := &Latency{Creates: 2000, Runs: 1, Variants: []LatencyVariant{{Name: "mutating", P50: 2.4, P99: 4}, {Name: "none", P50: 1.6, P99: 2.5}}}
-	rep, err := Build(Input{Results: results(), Latency: lat})
+	lat := &Latency{Creates: 2000, Runs: 1, Variants: []LatencyVariant{
+		{Name: "floor", P50: 2.2, P99: 3}, {Name: "mutating", P50: 2.4, P99: 4}, {Name: "none", P50: 1.6, P99: 2.5}}}
+	review := &Review{Variants: []ReviewVariant{
+		{Objects: 1000, Webhook: "none", Runs: 3, ObjectsPerSecond: 2000, CPUPerObject: 900, PeakRSS: 130, LoadMin: 1, LoadMax: 2, PerRun: []float64{1900, 2000, 2100}},
+		{Objects: 10000, Webhook: "none", Runs: 3, ObjectsPerSecond: 2600, CPUPerObject: 700, PeakRSS: 400, LoadMin: 1, LoadMax: 2, PerRun: []float64{2500, 2600, 2700}},
+		{Objects: 10000, Webhook: "one", Runs: 3, ObjectsPerSecond: 1200, CPUPerObject: 1500, PeakRSS: 500, LoadMin: 1, LoadMax: 2, PerRun: []float64{1200, 1100, 1300}},
+	}}
+	rep, err := Build(Input{Results: results(), Latency: lat, Review: review, Binary: &Binary{Bytes: 76_600_000, GoVersion: "go1.26.8", Modules: 140,
+		Settings: []string{"-tags=grpcnotrace", "-ldflags=-s -w"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for section, wants := range map[string][]string{
 		SectionRun: {"`nproc` 2, `Test CPU`, linux/amd64; Go 1.26.8", "2026-03-02 10:00 UTC, 2 rounds", "3.0–3.0 while phases ran", "`make bench`"},
 		SectionServing: {
-			"| admit | 3000 | 3.00× | 0.800 ms | 3.00 ms | 120 µs | 1.20× | 100 | 2.00 KiB | 40.0 MiB |",
+			"| admit | 3000 | 3.00× | 0.800 ms | 3.00 ms | 120 µs | 0.500× | 0.200× | 100 | 2.00 KiB | 40.0 MiB |",
 			"| controller-runtime | 1000 | 1.00× |",
+			"| hand-written | 1500 | 1.50× |",
+			"CPU goal against the hand-written server (≤ 1.00×): **met** — 0.500× (rounds: 0.500×, 0.500×)",
+			"CPU goal against controller-runtime (≤ 0.250×): **met** — 0.200×",
 			"Throughput goal (≥ 2.0× controller-runtime): **met** — 3.00×",
-			"CPU goal (≤ 1.3× the floor's CPU per request): **met** — 1.20×",
 			"](../bench/results/serving-throughput.svg)",
 		},
 		SectionDispatch: {
-			"| admit `dispatch` | 400 µs | 0.400× | 500 |",
+			"| admit `dispatch` | 250 µs | 0.250× | 500 |",
 			"| k8s.io/apiserver plugins | 1000 µs | 1× | 1000 |",
 			"measured alone: 10.0 µs, 100 allocations",
-			"CPU goal (≤ 0.5× the apiserver's CPU per admission): **met** — 0.400×",
+			"CPU goal (≤ 0.300× the apiserver's CPU per admission): **met** — 0.250×",
 		},
 		SectionGoals: {
+			"| Serving CPU per request | ≤ 1.00× the hand-written server's | 0.500× | **met** |",
+			"| Serving CPU per request | ≤ 0.250× controller-runtime's | 0.200× | **met** |",
 			"| Serving throughput | ≥ 2.00× controller-runtime's | 3.00× | **met** |",
-			"| Serving CPU per request | ≤ 1.30× the floor's | 1.20× | **met** |",
-			"| Dispatcher CPU per admission | ≤ 0.500× the apiserver plugins' | 0.400× | **met** |",
+			"| Dispatcher CPU per admission | ≤ 0.300× the apiserver plugins' | 0.250× | **met** |",
 			"| Latency a mutating webhook adds to a write, p50 | < 1.00 ms | +0.800 ms | **met** |",
+			"| Latency admit's mutating webhook adds, p50 | ≤ 1.20× the floor webhook's | 1.33× | **missed** |",
+			"| Review throughput, 10,000 objects, no webhook | ≥ 2500 objects/s | 2600 objects/s | **met** |",
+			"| Review throughput, 10,000 objects, one webhook | ≥ 2500 objects/s | 1200 objects/s | **missed** |",
+			"| Release binary size | ≤ 80.0 MB stripped | 76.6 MB | **met** |",
 		},
 		SectionLatency: {
-			"| none | 1.60 ms | 2.50 ms | | |\n| mutating | 2.40 ms | 4.00 ms | +0.800 ms | +1.50 ms |",
-			"Latency goal (< 1 ms added at p50 by a mutating webhook): **met** — +0.800 ms",
+			"| none | 1.60 ms | 2.50 ms | | | |\n| floor | 2.20 ms | 3.00 ms | +0.600 ms | +0.500 ms | 1.00× |\n| mutating | 2.40 ms | 4.00 ms | +0.800 ms | +1.50 ms | 1.33× |",
+			"Latency goal (< 1.00 ms added at p50 by a mutating webhook): **met** — +0.800 ms",
+			"Against the floor webhook (admit's added p50 ≤ 1.20× the floor's): **missed** — 1.33× (+0.800 ms against +0.600 ms)",
 		},
+		SectionReview: {
+			"| no webhook | 1000 | 2000 | 900 µs | 130 MiB | 1900, 2000, 2100 | 1.0–2.0 |",
+			"| one webhook | 10000 | 1200 | 1500 µs | 500 MiB |",
+			"Throughput goal, no webhook (≥ 2500 objects/s at 10000 objects): **met** — 2600 objects/s",
+			"on all 2 cores",
+		},
+		SectionSize: {"`-tags=grpcnotrace`, `-ldflags=-s -w`", "140 modules: **76.6 MB**", "**met** — 76.6 MB"},
 	} {
 		for _, want := range wants {
 			if !strings.Contains(rep.Sections[section], want) {
@@ -79,7 +102,7 @@ func TestBuild(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"serving-throughput.svg", "serving-cpu.svg", "serving-latency.svg", "dispatch-cpu.svg", "e2e-latency.svg"} {
+	for _, name := range []string{"serving-throughput.svg", "serving-cpu.svg", "serving-latency.svg", "dispatch-cpu.svg", "e2e-latency.svg", "review-throughput.svg", "review-memory.svg"} {
 		if !strings.HasPrefix(string(rep.Charts[name]), "<svg") {
 			t.Errorf("chart %s missing", name)
 		}
@@ -91,22 +114,26 @@ func TestBuildReportsMissedGoals(t *testing.T) {
 	for i := range r.Serving {
 		if r.Serving[i].Server == "admit" {
 			r.Serving[i].Throughput = 1500
-			r.Serving[i].PerRequest.CPU = 500 * time.Microsecond
+			r.Serving[i].PerRequest.CPU = 300 * time.Microsecond
 		}
 	}
 	rep, err := Build(Input{Results: r})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Throughput goal (≥ 2.0× controller-runtime): **missed** — 1.50×", "CPU goal (≤ 1.3× the floor's CPU per request): **missed** — 5.00×"} {
+	for _, want := range []string{"Throughput goal (≥ 2.0× controller-runtime): **missed** — 1.50×", "CPU goal against the hand-written server (≤ 1.00×): **missed** — 1.25×",
+		"CPU goal against controller-runtime (≤ 0.250×): **missed** — 0.500×"} {
 		if !strings.Contains(rep.Sections[SectionServing], want) {
 			t.Errorf("serving section lacks %q:\n%s", want, rep.Sections[SectionServing])
 		}
 	}
-	if !strings.Contains(rep.Sections[SectionLatency], "Not measured in this run") {
-		t.Errorf("latency section without latency results: %s", rep.Sections[SectionLatency])
+	for _, section := range []string{SectionLatency, SectionReview, SectionSize} {
+		if !strings.Contains(rep.Sections[section], "Not measured in this run") {
+			t.Errorf("section %s without its results: %s", section, rep.Sections[section])
+		}
 	}
-	for _, want := range []string{"| Serving throughput | ≥ 2.00× controller-runtime's | 1.50× | **missed** |", "| < 1.00 ms | – | **not measured** |"} {
+	for _, want := range []string{"| Serving throughput | ≥ 2.00× controller-runtime's | 1.50× | **missed** |", "| < 1.00 ms | – | **not measured** |",
+		"| Release binary size | ≤ 80.0 MB stripped | – | **not measured** |"} {
 		if !strings.Contains(rep.Sections[SectionGoals], want) {
 			t.Errorf("goals section lacks %q:\n%s", want, rep.Sections[SectionGoals])
 		}

@@ -3,15 +3,11 @@ package servers
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
-	"time"
 
 	"github.com/admitkit/admit/bench"
 	"github.com/admitkit/admit/webhook"
@@ -64,35 +60,5 @@ func startFloor(ctx context.Context, certDir string) (*Running, error) {
 		h.Set("Content-Length", length)
 		_, _ = w.Write(answer)
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("listening: %w", err)
-	}
-	server := &http.Server{
-		Handler:           handler,
-		TLSConfig:         cfg,
-		ReadHeaderTimeout: 10 * time.Second,
-		// A non-nil, empty map keeps HTTP/2 off, as on the other servers.
-		TLSNextProto: map[string]func(*http.Server, *tls.Conn, http.Handler){},
-	}
-	done := make(chan error, 1)
-	go func() { done <- server.ServeTLS(ln, "", "") }()
-	stopped := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-			server.Close()
-		case <-stopped:
-		}
-	}()
-	return &Running{URL: "https://" + ln.Addr().String(), stop: func() error {
-		close(stopped)
-		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		err := server.Shutdown(shutdownCtx)
-		if serveErr := <-done; !errors.Is(serveErr, http.ErrServerClosed) {
-			err = errors.Join(err, serveErr)
-		}
-		return err
-	}}, nil
+	return serveTLS(ctx, handler, cfg)
 }

@@ -21,11 +21,12 @@ type Kind string
 const (
 	Admit             Kind = "admit"
 	ControllerRuntime Kind = "controller-runtime"
+	Handwritten       Kind = "hand-written"
 	Floor             Kind = "floor"
 )
 
 // Kinds lists every server, in the order reports show them.
-func Kinds() []Kind { return []Kind{Admit, ControllerRuntime, Floor} }
+func Kinds() []Kind { return []Kind{Admit, Handwritten, ControllerRuntime, Floor} }
 
 // ParseKind returns the Kind named s.
 func ParseKind(s string) (Kind, error) {
@@ -62,6 +63,8 @@ func Start(ctx context.Context, kind Kind, certDir string) (*Running, error) {
 		running, err = startAdmit(ctx, certDir)
 	case ControllerRuntime:
 		running, err = startControllerRuntime(ctx, certDir)
+	case Handwritten:
+		running, err = startHandwritten(ctx, certDir)
 	case Floor:
 		running, err = startFloor(ctx, certDir)
 	default:

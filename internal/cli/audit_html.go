@@ -1,9 +1,9 @@
 package cli
 
 import (
-	"fmt"
-	"html/template"
+	"html"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -95,70 +95,180 @@ func newChart(id, title, empty string, labels []string, counts [][]int) chart {
 	return c
 }
 
-// htmlView is what the page template reads.
-type htmlView struct {
-	*auditReport
-	Failed     bool
-	Verdict    string
-	StepsChart chart
-	NSChart    chart
-	Objects    []htmlObject
-}
-
-type htmlObject struct {
-	auditObject
-	Effect string
-	Lines  []string
-}
-
+// writeAuditHTML writes the report as one page. It is written with html.EscapeString around
+// every value rather than with html/template: a template's field evaluation calls methods by a
+// name the linker cannot see, which makes it keep every exported method of every type the
+// binary links (about 30 MB; docs/benchmarks.md, Binary size).
 func writeAuditHTML(w io.Writer, r *auditReport) error {
-	v := htmlView{auditReport: r, Failed: len(r.Exceeded) > 0 || !r.Complete}
+	p := &htmlPage{}
+	verdictClass, verdict := "fail", ""
 	switch {
 	case len(r.Exceeded) > 0:
-		v.Verdict = "Not ready to roll out: " + strings.Join(r.Exceeded, "; ")
+		verdict = "Not ready to roll out: " + strings.Join(r.Exceeded, "; ")
 	case !r.Complete:
-		v.Verdict = "Interrupted: these counts cover the writes audited before Ctrl-C"
+		verdict = "Interrupted: these counts cover the writes audited before Ctrl-C"
 	default:
-		v.Verdict = "Nothing beyond the thresholds"
+		verdictClass, verdict = "pass", "Nothing beyond the thresholds"
 	}
+
+	p.raw("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
+	p.raw("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
+	p.raw("<title>admit audit: ", p.esc(r.Source), "</title>\n<style>\n", auditPageStyle, "</style>\n</head>\n<body>\n")
+	p.raw("<h1>admit audit</h1>\n<p class=\"meta\">Audited: ", p.esc(r.Source))
+	if r.Operation != "" {
+		p.raw(" (each object's next write: ", p.esc(r.Operation), ")")
+	}
+	p.raw("</p>\n<p class=\"meta\">Baseline: ", p.esc(r.Baseline), "</p>\n")
+	p.raw("<p class=\"meta\">Proposal: ", p.esc(r.Proposal), "</p>\n")
+	p.raw("<div id=\"verdict\" class=\"verdict ", verdictClass, "\">", p.esc(verdict), "</div>\n\n")
+
+	p.raw("<div class=\"cards\" id=\"totals\">\n")
+	for _, card := range []struct {
+		id, label string
+		n         int
+	}{
+		{"", "read", r.Totals.Read},
+		{"", "audited", r.Totals.Audited},
+		{"total-denied", "newly denied", r.Totals.NewlyDenied},
+		{"total-failing", "newly failing", r.Totals.NewlyFailing},
+		{"total-mutated", "newly mutated", r.Totals.NewlyMutated},
+		{"total-warned", "newly warned", r.Totals.NewlyWarned},
+		{"", "not reviewed", r.Totals.Unreviewed},
+	} {
+		p.raw("<div class=\"card\"><div class=\"n\"")
+		if card.id != "" {
+			p.raw(" id=\"", card.id, "\"")
+		}
+		p.raw(">", strconv.Itoa(card.n), "</div><div class=\"l\">", card.label, "</div></div>\n")
+	}
+	p.raw("</div>\n")
+
 	var labels []string
 	var counts [][]int
 	for _, s := range r.Steps {
 		labels = append(labels, s.stepKey.String())
 		counts = append(counts, []int{s.Denied, s.Failed, s.Warned, s.Mutated})
 	}
-	v.StepsChart = newChart("steps-chart", "New effects per webhook and policy", "No webhook or policy newly denies, fails, warns or mutates anything.", labels, counts)
+	p.chart(newChart("steps-chart", "New effects per webhook and policy", "No webhook or policy newly denies, fails, warns or mutates anything.", labels, counts))
 	labels, counts = nil, nil
 	for _, n := range r.Namespaces {
 		labels = append(labels, namespaceName(n.Namespace))
 		counts = append(counts, []int{n.Denied, n.Failing, n.Warned, n.Mutated})
 	}
-	v.NSChart = newChart("namespaces-chart", "New effects per namespace", "No namespace has a write with a new effect.", labels, counts)
-	for _, o := range r.Objects {
-		var b strings.Builder
-		writeAuditObject(&b, o)
-		lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
-		v.Objects = append(v.Objects, htmlObject{auditObject: o, Effect: o.Effects[0], Lines: lines[1:]})
+	p.chart(newChart("namespaces-chart", "New effects per namespace", "No namespace has a write with a new effect.", labels, counts))
+
+	p.raw("\n<h2>Webhooks and policies</h2>\n<table id=\"steps\">\n")
+	p.raw("<tr><th>Step</th><th>Change</th><th>Matched</th><th>Denied</th><th>Failed</th><th>Mutated</th><th>Warned</th></tr>\n")
+	for _, s := range r.Steps {
+		p.raw("<tr><td>", p.esc(s.String()), "</td><td>", p.esc(s.Change), "</td>")
+		p.cells(s.Matched, s.Denied, s.Failed, s.Mutated, s.Warned)
+		p.raw("</tr>\n")
 	}
-	return auditPage().Execute(w, v)
+	p.raw("</table>\n\n<h2>Namespaces</h2>\n<table id=\"namespaces\">\n")
+	p.raw("<tr><th>Namespace</th><th>Audited</th><th>Denied</th><th>Failing</th><th>Mutated</th><th>Warned</th></tr>\n")
+	for _, n := range r.Namespaces {
+		p.raw("<tr><td>", p.esc(namespaceName(n.Namespace)), "</td>")
+		p.cells(n.Audited, n.Denied, n.Failing, n.Mutated, n.Warned)
+		p.raw("</tr>\n")
+	}
+	p.raw("</table>\n\n<h2>Writes with new effects, the worst first</h2>\n<div id=\"objects\">\n")
+	for _, o := range r.Objects {
+		p.object(o)
+	}
+	if len(r.Objects) == 0 {
+		p.raw("<p>None.</p>\n")
+	}
+	if r.OmittedObjects > 0 {
+		p.raw("<p>… and ", strconv.Itoa(r.OmittedObjects), " more (--limit).</p>\n")
+	}
+	p.raw("</div>\n")
+	if len(r.Unreviewed) > 0 {
+		p.raw("<h2>Not reviewed</h2>\n<ul id=\"unreviewed\">\n")
+		for _, u := range r.Unreviewed {
+			p.raw("<li>", strconv.Itoa(u.Count), "× ", p.esc(u.Reason), " (first: ", p.esc(u.First), ")</li>\n")
+		}
+		p.raw("</ul>\n")
+	}
+	if len(r.Notes) > 0 {
+		p.raw("<h2>Notes</h2>\n<ul id=\"notes\">\n")
+		for _, note := range r.Notes {
+			p.raw("<li>", p.esc(note), "</li>\n")
+		}
+		p.raw("</ul>\n")
+	}
+	p.raw("</body>\n</html>\n")
+	_, err := io.WriteString(w, p.b.String())
+	return err
 }
 
-func auditPage() *template.Template {
-	return template.Must(template.New("audit").Funcs(template.FuncMap{
-		"namespace": namespaceName,
-		"f":         func(x float64) string { return fmt.Sprintf("%.1f", x) },
-		"add":       func(a, b int) int { return a + b },
-	}).Parse(auditPageTemplate))
+// htmlPage accumulates a page; what comes from the report goes through esc.
+type htmlPage struct{ b strings.Builder }
+
+func (p *htmlPage) raw(parts ...string) {
+	for _, s := range parts {
+		p.b.WriteString(s)
+	}
 }
 
-const auditPageTemplate = `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>admit audit: {{.Source}}</title>
-<style>
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem; color: #1f2328; max-width: 1100px; }
+// esc escapes text for an element's content and for a quoted attribute's value alike.
+func (p *htmlPage) esc(s string) string { return html.EscapeString(s) }
+
+// cells writes numbers as right-aligned table cells.
+func (p *htmlPage) cells(ns ...int) {
+	for _, n := range ns {
+		p.raw("<td class=\"n\">", strconv.Itoa(n), "</td>")
+	}
+}
+
+// object writes one write with new effects: a summary line, and the text report's lines for it.
+func (p *htmlPage) object(o auditObject) {
+	var b strings.Builder
+	writeAuditObject(&b, o)
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	effect := p.esc(o.Effects[0])
+	p.raw("<details class=\"object\" data-effect=\"", effect, "\">\n")
+	p.raw("<summary><span class=\"tag ", effect, "\">", effect, "</span> ", p.esc(o.Operation), " ", p.esc(o.Kind), " ")
+	if o.Namespace != "" {
+		p.raw(p.esc(o.Namespace), "/")
+	}
+	p.raw(p.esc(o.Name), " <span class=\"meta\">(", p.esc(o.Source), ")</span></summary>\n<pre>")
+	for _, line := range lines[1:] {
+		p.raw(p.esc(line), "\n")
+	}
+	p.raw("</pre>\n</details>\n")
+}
+
+// chart writes a chart as inline SVG.
+func (p *htmlPage) chart(c chart) {
+	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
+	title := p.esc(c.Title)
+	p.raw("\n<h2>", title, "</h2>\n")
+	p.raw("<svg id=\"", c.ID, "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"", strconv.Itoa(c.Width), "\" height=\"", strconv.Itoa(c.Height),
+		"\" viewBox=\"0 0 ", strconv.Itoa(c.Width), " ", strconv.Itoa(c.Height), "\" role=\"img\" aria-label=\"", title, "\">")
+	for _, l := range c.Legend {
+		p.raw("\n<rect class=\"legend ", l.Effect, "\" x=\"", f(l.X), "\" y=\"6\" width=\"12\" height=\"12\"></rect>",
+			"<text x=\"", f(l.X), "\" dx=\"16\" y=\"16\">", l.Effect, "</text>")
+	}
+	if len(c.Bars) == 0 {
+		p.raw("\n<text class=\"empty\" x=\"10\" y=\"46\">", p.esc(c.Empty), "</text>")
+	}
+	for _, bar := range c.Bars {
+		barTitle := p.esc(bar.Title)
+		p.raw("\n<g class=\"bar\" data-label=\"", barTitle, "\" data-total=\"", strconv.Itoa(bar.Total), "\">\n")
+		p.raw("<title>", barTitle, "</title>\n")
+		p.raw("<text x=\"", strconv.Itoa(c.LabelWidth), "\" y=\"", strconv.Itoa(bar.Y+15), "\" text-anchor=\"end\">", p.esc(bar.Label), "</text>")
+		for _, s := range bar.Segments {
+			count := strconv.Itoa(s.Count)
+			p.raw("\n<rect class=\"segment ", s.Effect, "\" data-count=\"", count, "\" x=\"", f(s.X), "\" y=\"", strconv.Itoa(bar.Y),
+				"\" width=\"", f(s.W), "\" height=\"22\"><title>", count, " ", s.Effect, "</title></rect>")
+		}
+		p.raw("\n<text class=\"total\" x=\"", f(bar.TotalX), "\" y=\"", strconv.Itoa(bar.Y+15), "\">", strconv.Itoa(bar.Total), "</text>\n</g>")
+	}
+	p.raw("\n</svg>\n")
+}
+
+// auditPageStyle is the page's only style sheet, inline.
+const auditPageStyle = `body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem; color: #1f2328; max-width: 1100px; }
 h1 { font-size: 1.5rem; margin-bottom: .25rem; }
 h2 { font-size: 1.15rem; margin-top: 2rem; border-bottom: 1px solid #d0d7de; padding-bottom: .25rem; }
 .meta { color: #57606a; margin: .1rem 0; }
@@ -183,97 +293,4 @@ svg text { font-family: system-ui, sans-serif; font-size: 12px; fill: #1f2328; }
 details { border: 1px solid #d0d7de; border-radius: 6px; margin: .4rem 0; padding: .3rem .6rem; }
 summary { cursor: pointer; }
 pre { white-space: pre-wrap; font-size: .8rem; margin: .4rem 0; }
-</style>
-</head>
-<body>
-<h1>admit audit</h1>
-<p class="meta">Audited: {{.Source}}{{if .Operation}} (each object's next write: {{.Operation}}){{end}}</p>
-<p class="meta">Baseline: {{.Baseline}}</p>
-<p class="meta">Proposal: {{.Proposal}}</p>
-<div id="verdict" class="verdict {{if .Failed}}fail{{else}}pass{{end}}">{{.Verdict}}</div>
-
-<div class="cards" id="totals">
-<div class="card"><div class="n">{{.Totals.Read}}</div><div class="l">read</div></div>
-<div class="card"><div class="n">{{.Totals.Audited}}</div><div class="l">audited</div></div>
-<div class="card"><div class="n" id="total-denied">{{.Totals.NewlyDenied}}</div><div class="l">newly denied</div></div>
-<div class="card"><div class="n" id="total-failing">{{.Totals.NewlyFailing}}</div><div class="l">newly failing</div></div>
-<div class="card"><div class="n" id="total-mutated">{{.Totals.NewlyMutated}}</div><div class="l">newly mutated</div></div>
-<div class="card"><div class="n" id="total-warned">{{.Totals.NewlyWarned}}</div><div class="l">newly warned</div></div>
-<div class="card"><div class="n">{{.Totals.Unreviewed}}</div><div class="l">not reviewed</div></div>
-</div>
-
-{{define "chart"}}
-<h2>{{.Title}}</h2>
-<svg id="{{.ID}}" xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="{{.Title}}">
-{{- range .Legend}}
-<rect class="legend {{.Effect}}" x="{{f .X}}" y="6" width="12" height="12"></rect><text x="{{f .X}}" dx="16" y="16">{{.Effect}}</text>
-{{- end}}
-{{- if not .Bars}}
-<text class="empty" x="10" y="46">{{.Empty}}</text>
-{{- end}}
-{{- range .Bars}}
-<g class="bar" data-label="{{.Title}}" data-total="{{.Total}}">
-<title>{{.Title}}</title>
-<text x="{{$.LabelWidth}}" y="{{add .Y 15}}" text-anchor="end">{{.Label}}</text>
-{{- $y := .Y}}
-{{- range .Segments}}
-<rect class="segment {{.Effect}}" data-count="{{.Count}}" x="{{f .X}}" y="{{$y}}" width="{{f .W}}" height="22"><title>{{.Count}} {{.Effect}}</title></rect>
-{{- end}}
-<text class="total" x="{{f .TotalX}}" y="{{add .Y 15}}">{{.Total}}</text>
-</g>
-{{- end}}
-</svg>
-{{end}}
-{{template "chart" .StepsChart}}
-{{template "chart" .NSChart}}
-
-<h2>Webhooks and policies</h2>
-<table id="steps">
-<tr><th>Step</th><th>Change</th><th>Matched</th><th>Denied</th><th>Failed</th><th>Mutated</th><th>Warned</th></tr>
-{{- range .Steps}}
-<tr><td>{{.String}}</td><td>{{.Change}}</td><td class="n">{{.Matched}}</td><td class="n">{{.Denied}}</td><td class="n">{{.Failed}}</td><td class="n">{{.Mutated}}</td><td class="n">{{.Warned}}</td></tr>
-{{- end}}
-</table>
-
-<h2>Namespaces</h2>
-<table id="namespaces">
-<tr><th>Namespace</th><th>Audited</th><th>Denied</th><th>Failing</th><th>Mutated</th><th>Warned</th></tr>
-{{- range .Namespaces}}
-<tr><td>{{namespace .Namespace}}</td><td class="n">{{.Audited}}</td><td class="n">{{.Denied}}</td><td class="n">{{.Failing}}</td><td class="n">{{.Mutated}}</td><td class="n">{{.Warned}}</td></tr>
-{{- end}}
-</table>
-
-<h2>Writes with new effects, the worst first</h2>
-<div id="objects">
-{{- range .Objects}}
-<details class="object" data-effect="{{.Effect}}">
-<summary><span class="tag {{.Effect}}">{{.Effect}}</span> {{.Operation}} {{.Kind}} {{if .Namespace}}{{.Namespace}}/{{end}}{{.Name}} <span class="meta">({{.Source}})</span></summary>
-<pre>{{range .Lines}}{{.}}
-{{end}}</pre>
-</details>
-{{- else}}
-<p>None.</p>
-{{- end}}
-{{- if .OmittedObjects}}
-<p>… and {{.OmittedObjects}} more (--limit).</p>
-{{- end}}
-</div>
-{{- if .Unreviewed}}
-<h2>Not reviewed</h2>
-<ul id="unreviewed">
-{{- range .Unreviewed}}
-<li>{{.Count}}× {{.Reason}} (first: {{.First}})</li>
-{{- end}}
-</ul>
-{{- end}}
-{{- if .Notes}}
-<h2>Notes</h2>
-<ul id="notes">
-{{- range .Notes}}
-<li>{{.}}</li>
-{{- end}}
-</ul>
-{{- end}}
-</body>
-</html>
 `

@@ -3,13 +3,12 @@ package testsuite
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/admitkit/admit/engine"
 )
@@ -99,7 +98,7 @@ func Check(e Expect, res *engine.Result) []string {
 				failf("%s is %s, want it absent", path, jsonText(value))
 			case want != nil && !found:
 				failf("%s is absent, want %s", path, jsonText(want))
-			case want != nil && !cmp.Equal(value, want):
+			case want != nil && !reflect.DeepEqual(value, want): // JSON values: see compare on why not go-cmp
 				failf("%s is %s, want %s", path, jsonText(value), jsonText(want))
 			}
 		}

@@ -2,10 +2,9 @@ package testsuite
 
 import (
 	"fmt"
+	"reflect"
 	"regexp"
 	"strconv"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // maxDifferences bounds the differences an object comparison reports: a wrong kind or a
@@ -100,7 +99,10 @@ func compare(want, got any, exact bool) []string {
 				walk(fmt.Sprintf("%s[%d]", path, i), w[i], g[i])
 			}
 		default:
-			if !cmp.Equal(want, got) {
+			// Values decoded from JSON, where reflect.DeepEqual is go-cmp's Equal. go-cmp stays out
+			// of the CLI: it looks up methods through reflection by index, which makes the linker
+			// keep every exported method of every type (about 30 MB; docs/benchmarks.md).
+			if !reflect.DeepEqual(want, got) {
 				report("%s is %s, want %s", pathOrRoot(path), jsonText(got), jsonText(want))
 			}
 		}

@@ -1,8 +1,10 @@
 // Command admitbench runs the serving and dispatcher comparisons and writes their results,
-// charts and the generated sections of docs/benchmarks.md.
+// charts and the generated sections of docs/benchmarks.md, with those of the other steps of
+// `make bench` given as files: the end-to-end latency and review throughput benchmarks' output
+// and the release binary.
 //
-//	admitbench [-smoke] [-results DIR] [-docs FILE] [-docs-out FILE] [-latency FILE] [-profiles DIR]
-//	admitbench -report-only [-results DIR] [-docs FILE] [-latency FILE]
+//	admitbench [-smoke] [-results DIR] [-docs FILE] [-docs-out FILE] [-latency FILE] [-review FILE] [-binary FILE] [-profiles DIR]
+//	admitbench -report-only [-results DIR] [-docs FILE] [-latency FILE] [-review FILE] [-binary FILE]
 //
 // `make bench` runs the full size and updates the docs in place; `make bench-smoke` runs every
 // phase briefly and writes everything to a temporary directory. The harness also re-executes
@@ -12,6 +14,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -45,6 +48,10 @@ func run(args []string, stderr io.Writer) error {
 	docs := fs.String("docs", "", "docs/benchmarks.md, whose generated sections are rewritten (empty: none)")
 	docsOut := fs.String("docs-out", "", "where to write the updated docs (default: -docs itself)")
 	latency := fs.String("latency", "", "Go benchmark output of BenchmarkWebhookLatency (test/e2e) to report")
+	review := fs.String("review", "", "Go benchmark output of BenchmarkReviewThroughput (review) to report")
+	binary := fs.String("binary", "", "the release binary (make release-binary) whose size to report")
+	symbols := fs.String("symbols", "", "an unstripped build of the release binary, to report what links what (needs -binary)")
+	dumpdep := fs.String("dumpdep", "", "the linker's -dumpdep output for that build, to report whether it drops unused methods (needs -binary)")
 	profiles := fs.String("profiles", "", "directory for CPU profiles (pprof) of every server and dispatcher")
 	reportOnly := fs.Bool("report-only", false, "re-render the report from "+resultsFile+" without measuring")
 	if err := fs.Parse(args); err != nil {
@@ -99,6 +106,24 @@ func run(args []string, stderr io.Writer) error {
 			return fmt.Errorf("%s: %w", *latency, err)
 		}
 	}
+	if *review != "" {
+		data, err := os.ReadFile(*review)
+		if err != nil {
+			return fmt.Errorf("reading the review benchmark's output: %w", err)
+		}
+		if in.Review, err = report.ParseReview(data); err != nil {
+			return fmt.Errorf("%s: %w", *review, err)
+		}
+	}
+	if *binary != "" {
+		var err error
+		if in.Binary, err = report.ReadBinary(*binary); err != nil {
+			return fmt.Errorf("the release binary: %w", err)
+		}
+		if in.Linking, err = readLinking(*symbols, *dumpdep, in.Binary.ModulePaths); err != nil {
+			return err
+		}
+	}
 	rep, err := report.Build(in)
 	if err != nil {
 		return err
@@ -117,6 +142,30 @@ func run(args []string, stderr io.Writer) error {
 		out = *docs
 	}
 	return updateDocs(*docs, out, rep)
+}
+
+// readLinking reads what the linker kept of the release binary, or nil when neither file is given.
+func readLinking(symbols, dumpdep string, modules []string) (*report.Linking, error) {
+	if symbols == "" && dumpdep == "" {
+		return nil, nil
+	}
+	if symbols == "" || dumpdep == "" {
+		return nil, errors.New("-symbols and -dumpdep go together")
+	}
+	byModule, total, err := report.ReadSymbols(symbols, modules)
+	if err != nil {
+		return nil, fmt.Errorf("the unstripped build: %w", err)
+	}
+	f, err := os.Open(dumpdep)
+	if err != nil {
+		return nil, fmt.Errorf("reading the linker's dump: %w", err)
+	}
+	defer f.Close()
+	keeps, cause, err := report.ParseDumpdep(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dumpdep, err)
+	}
+	return &report.Linking{Modules: report.TopModules(byModule, 12), Total: total, KeepsAllMethods: keeps, Cause: cause}, nil
 }
 
 func writeJSON(path string, v any) error {

@@ -18,7 +18,7 @@ func savedResults(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	r := suite.Results{Machine: usage.DescribeMachine(), Command: "make bench", Started: time.Now(), Rounds: 1, Config: suite.Full()}
-	for _, server := range []string{"admit", "controller-runtime", "floor"} {
+	for _, server := range []string{"admit", "hand-written", "controller-runtime", "floor"} {
 		r.Serving = append(r.Serving, suite.ServingSample{Server: server, Round: 1, Throughput: 1000, Requests: 100,
 			PerRequest: usage.PerOp{CPU: 100 * time.Microsecond, Allocs: 10}, P50: time.Millisecond, P99: 2 * time.Millisecond})
 	}
@@ -48,21 +48,31 @@ func TestReportOnlyRendersTheDocsPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	review := filepath.Join(dir, "review-throughput.txt")
+	if err := os.WriteFile(review, []byte("BenchmarkReviewThroughput/objects=10000/webhook=none-2 1 5 ns/op 800 cpu-µs/object 2000 objects/s 400 peak-rss-MiB 1.5 load1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Any Go binary has the build information the size section reads: the test's own.
+	binary, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
 	out := filepath.Join(dir, "benchmarks.md")
 	var stderr bytes.Buffer
-	if err := run([]string{"-report-only", "-results", dir, "-docs", docs, "-docs-out", out, "-latency", latency}, &stderr); err != nil {
+	if err := run([]string{"-report-only", "-results", dir, "-docs", docs, "-docs-out", out, "-latency", latency, "-review", review, "-binary", binary}, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	page, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| admit | 1000 | 1.00× |", "| admit `dispatch` | 1000 µs |", "| mutating | 2.00 ms | 3.00 ms | +0.500 ms |", "## Patch generation"} {
+	for _, want := range []string{"| admit | 1000 | 1.00× |", "| admit `dispatch` | 1000 µs |", "| mutating | 2.00 ms | 3.00 ms | +0.500 ms |", "## Patch generation",
+		"| no webhook | 10000 | 2000 | 800 µs | 400 MiB |", "The release binary, `bin/linux/admit`"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("the rendered page lacks %q", want)
 		}
 	}
-	for _, chart := range []string{"serving-throughput.svg", "serving-cpu.svg", "serving-latency.svg", "dispatch-cpu.svg", "e2e-latency.svg"} {
+	for _, chart := range []string{"serving-throughput.svg", "serving-cpu.svg", "serving-latency.svg", "dispatch-cpu.svg", "e2e-latency.svg", "review-throughput.svg", "review-memory.svg"} {
 		if _, err := os.Stat(filepath.Join(dir, chart)); err != nil {
 			t.Errorf("chart %s not written: %v", chart, err)
 		}
@@ -86,6 +96,8 @@ func TestBadInvocations(t *testing.T) {
 		{"stray argument", []string{"-report-only", "now"}, `unexpected arguments ["now"]`},
 		{"no saved results", []string{"-report-only", "-results", t.TempDir()}, "reading the last results"},
 		{"missing latency file", []string{"-report-only", "-results", savedResults(t), "-latency", "/nonexistent/e2e.txt"}, "reading the latency benchmark's output"},
+		{"missing review file", []string{"-report-only", "-results", savedResults(t), "-review", "/nonexistent/review.txt"}, "reading the review benchmark's output"},
+		{"missing binary", []string{"-report-only", "-results", savedResults(t), "-binary", "/nonexistent/admit"}, "the release binary"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stderr bytes.Buffer

@@ -1,0 +1,220 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/admitkit/admit/bench/chart"
+)
+
+// ReviewBenchmark is the name of the review throughput benchmark in review/bench_test.go whose
+// output ParseReview reads.
+const ReviewBenchmark = "BenchmarkReviewThroughput"
+
+// Review is what the review throughput benchmark measured: each size and webhook variant, run
+// in processes of their own, in rounds.
+type Review struct {
+	Variants []ReviewVariant
+}
+
+// ReviewVariant is one size of input with or without the webhook; figures are medians over runs.
+type ReviewVariant struct {
+	Objects int
+	// Webhook is "none" or "one".
+	Webhook string
+	Runs    int
+	// ObjectsPerSecond is wall-clock throughput on all cores; CPUPerObject is in microseconds;
+	// PeakRSS in MiB.
+	ObjectsPerSecond, CPUPerObject, PeakRSS float64
+	// LoadMin and LoadMax are the range of the one-minute load average the runs started under.
+	LoadMin, LoadMax float64
+	// PerRun are the objects per second of each run, in the order they ran.
+	PerRun []float64
+}
+
+// ParseReview reads Go benchmark output of BenchmarkReviewThroughput: lines named
+// ".../objects=N/webhook=W" with objects/s, cpu-µs/object, peak-rss-MiB and load1 metrics.
+func ParseReview(output []byte) (*Review, error) {
+	type samples struct{ perSecond, cpu, rss, load []float64 }
+	byKey := map[string]*samples{}
+	var order []ReviewVariant
+	sc := bufio.NewScanner(bytes.NewReader(output))
+	for line := 1; sc.Scan(); line++ {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 2 || !strings.HasPrefix(fields[0], ReviewBenchmark+"/") {
+			continue
+		}
+		if _, err := strconv.Atoi(fields[1]); err != nil {
+			continue // a log line, not a result
+		}
+		if len(fields)%2 != 0 {
+			return nil, fmt.Errorf("line %d: metrics are not value-unit pairs: %q", line, sc.Text())
+		}
+		var v ReviewVariant
+		name := fields[0][len(ReviewBenchmark)+1:]
+		if i := strings.LastIndexByte(name, '-'); i > 0 {
+			name = name[:i] // the GOMAXPROCS suffix
+		}
+		for _, part := range strings.Split(name, "/") {
+			key, value, _ := strings.Cut(part, "=")
+			switch key {
+			case "objects":
+				n, err := strconv.Atoi(value)
+				if err != nil {
+					return nil, fmt.Errorf("line %d: objects=%q: %w", line, value, err)
+				}
+				v.Objects = n
+			case "webhook":
+				v.Webhook = value
+			}
+		}
+		if v.Objects == 0 || v.Webhook == "" {
+			return nil, fmt.Errorf("line %d: %q does not name objects=N/webhook=W", line, fields[0])
+		}
+		key := fmt.Sprintf("%d/%s", v.Objects, v.Webhook)
+		s, seen := byKey[key]
+		if !seen {
+			s = &samples{}
+			byKey[key] = s
+			order = append(order, v)
+		}
+		for i := 2; i < len(fields); i += 2 {
+			x, err := strconv.ParseFloat(fields[i], 64)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: metric %s: %w", line, fields[i+1], err)
+			}
+			switch fields[i+1] {
+			case "objects/s":
+				s.perSecond = append(s.perSecond, x)
+			case "cpu-µs/object":
+				s.cpu = append(s.cpu, x)
+			case "peak-rss-MiB":
+				s.rss = append(s.rss, x)
+			case "load1":
+				s.load = append(s.load, x)
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(order) == 0 {
+		return nil, fmt.Errorf("no %s result line found", ReviewBenchmark)
+	}
+	r := &Review{}
+	for _, v := range order {
+		s := byKey[fmt.Sprintf("%d/%s", v.Objects, v.Webhook)]
+		if len(s.perSecond) == 0 {
+			return nil, fmt.Errorf("%d objects, webhook %s: no objects/s metric", v.Objects, v.Webhook)
+		}
+		v.Runs = len(s.perSecond)
+		v.ObjectsPerSecond, v.CPUPerObject, v.PeakRSS = median(s.perSecond), median(s.cpu), median(s.rss)
+		v.PerRun = s.perSecond
+		if len(s.load) > 0 {
+			v.LoadMin, v.LoadMax = slices.Min(s.load), slices.Max(s.load)
+		}
+		r.Variants = append(r.Variants, v)
+	}
+	slices.SortStableFunc(r.Variants, func(x, y ReviewVariant) int {
+		if c := strings.Compare(x.Webhook, y.Webhook); c != 0 {
+			return c
+		}
+		return x.Objects - y.Objects
+	})
+	return r, nil
+}
+
+// reviewGoalObjects is the size the throughput goal is about.
+const reviewGoalObjects = 10000
+
+// reviewWebhookNames are the variants as the report names them.
+var reviewWebhookNames = map[string]string{"none": "no webhook", "one": "one webhook"}
+
+func reviewSection(in Input, rep *Report) error {
+	rv := in.Review
+	if rv == nil {
+		rep.Sections[SectionReview] = "Not measured in this run (`make bench` runs it)."
+		rep.goals = append(rep.goals, goal{what: "Review throughput, 10,000 objects", target: fmt.Sprintf("≥ %s objects/s", num(GoalReviewObjectsPerSecond)),
+			measured: "–", status: "not measured"})
+		return nil
+	}
+	var b strings.Builder
+	runs := 0
+	for _, v := range rv.Variants {
+		runs = max(runs, v.Runs)
+	}
+	fmt.Fprintf(&b, "Each size and variant reviewed in a process of its own (so that its peak RSS is its own), %s interleaved; medians. Objects per second are wall-clock, on all %s.\n\n",
+		plural(runs, "round"), coresOf(in))
+	b.WriteString("| Webhooks | Objects | Objects/s | CPU per object | Peak RSS | Runs (objects/s) | Load |\n|---|---:|---:|---:|---:|---|---|\n")
+	for _, v := range rv.Variants {
+		var per []string
+		for _, x := range v.PerRun {
+			per = append(per, num(x))
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s | %s µs | %s MiB | %s | %s–%s |\n", reviewName(v.Webhook), v.Objects, num(v.ObjectsPerSecond),
+			num(v.CPUPerObject), num(v.PeakRSS), strings.Join(per, ", "), num1(v.LoadMin), num1(v.LoadMax))
+	}
+	b.WriteString("\n")
+	for _, v := range rv.Variants {
+		if v.Objects != reviewGoalObjects {
+			continue
+		}
+		met := v.ObjectsPerSecond >= GoalReviewObjectsPerSecond
+		fmt.Fprintf(&b, "- Throughput goal, %s (≥ %s objects/s at %d objects): **%s** — %s objects/s.\n", reviewName(v.Webhook),
+			num(GoalReviewObjectsPerSecond), v.Objects, metOrMissed(met), num(v.ObjectsPerSecond))
+		rep.addGoal("Review throughput, 10,000 objects, "+reviewName(v.Webhook), fmt.Sprintf("≥ %s objects/s", num(GoalReviewObjectsPerSecond)),
+			num(v.ObjectsPerSecond)+" objects/s", met)
+	}
+	fmt.Fprintf(&b, "\n![Review throughput](%sreview-throughput.svg)\n![Review memory](%sreview-memory.svg)\n", in.ChartPath, in.ChartPath)
+	rep.Sections[SectionReview] = b.String()
+
+	var categories, sizes []string
+	for _, v := range rv.Variants {
+		if !slices.Contains(categories, reviewName(v.Webhook)) {
+			categories = append(categories, reviewName(v.Webhook))
+		}
+		if size := fmt.Sprintf("%d objects", v.Objects); !slices.Contains(sizes, size) {
+			sizes = append(sizes, size)
+		}
+	}
+	series := func(f func(ReviewVariant) float64) []chart.Series {
+		var out []chart.Series
+		for _, size := range sizes {
+			s := chart.Series{Name: size, Values: make([]float64, len(categories))}
+			for _, v := range rv.Variants {
+				if fmt.Sprintf("%d objects", v.Objects) == size {
+					s.Values[slices.Index(categories, reviewName(v.Webhook))] = f(v)
+				}
+			}
+			out = append(out, s)
+		}
+		return out
+	}
+	return renderCharts(rep, map[string]chart.Bars{
+		"review-throughput.svg": {Title: fmt.Sprintf("Review throughput through the whole chain (higher is better; goal %s)", num(GoalReviewObjectsPerSecond)),
+			Unit: "objects per second", Categories: categories, Series: series(func(v ReviewVariant) float64 { return v.ObjectsPerSecond }), Format: num},
+		"review-memory.svg": {Title: "Peak RSS of a review (lower is better)", Unit: "MiB", Categories: categories,
+			Series: series(func(v ReviewVariant) float64 { return v.PeakRSS }), Format: num},
+	})
+}
+
+func reviewName(webhook string) string {
+	if name, ok := reviewWebhookNames[webhook]; ok {
+		return name
+	}
+	return webhook
+}
+
+// coresOf says how many cores the run had.
+func coresOf(in Input) string {
+	if in.Results != nil && in.Results.Machine.CPUs > 0 {
+		return plural(in.Results.Machine.CPUs, "core")
+	}
+	return "cores"
+}
+
+func num1(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
