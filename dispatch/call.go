@@ -61,7 +61,7 @@ func (a *admission) call(ctx context.Context, inv *invocation, object, old json.
 		}
 	}
 
-	resp, code, err := post(ctx, client, u.String(), body, version)
+	resp, code, err := post(ctx, client, u.String(), body, version, a.d.answers)
 	if err != nil {
 		var status *apierrors.StatusError
 		if !errors.As(err, &status) {

@@ -15,6 +15,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/admitkit/admit/engine"
+	"github.com/admitkit/admit/internal/typedjson"
 )
 
 // Options configure the webhooks of an admission chain. Configurations must already carry the
@@ -63,6 +64,8 @@ type Webhooks struct {
 	converter            Converter
 	codec                engine.Codec
 	clients              *clientCache
+	// answers decodes the webhooks' AdmissionReviews in one pass where it can (see decodeResponse).
+	answers *typedjson.Decoder
 	// types knows the Go types of built-in kinds: a patched object must still decode into its
 	// kind's type, as the apiserver requires.
 	types       *runtime.Scheme
@@ -103,7 +106,7 @@ func NewWebhooks(opts Options) (*Webhooks, error) {
 	w := &Webhooks{
 		mutating: m, validating: v,
 		namespaces: opts.Namespaces, resources: opts.Resources, converter: opts.Converter, codec: opts.Codec,
-		clients: newClientCache(opts.ServiceResolver, opts.Transport), metrics: opts.Metrics, logger: opts.Logger,
+		clients: newClientCache(opts.ServiceResolver, opts.Transport), answers: new(typedjson.Decoder), metrics: opts.Metrics, logger: opts.Logger,
 		newUID: opts.NewUID, now: opts.Now,
 	}
 	w.types, w.typeChecker = runtime.NewScheme(), &typeChecker{}

@@ -19,6 +19,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
+
+	"github.com/admitkit/admit/internal/jsonscan"
+	"github.com/admitkit/admit/internal/typedjson"
 )
 
 // maxRetries is client-go's default number of retries on 429/5xx with Retry-After.
@@ -33,7 +36,7 @@ const unstructuredErrorBytes = 4 << 10
 
 // post sends the review, retrying like client-go when the webhook answers 429 or 5xx with an
 // integer Retry-After, and turns the answer into a decoded review or the error client-go gives.
-func post(ctx context.Context, client *http.Client, target string, body []byte, version string) (*admissionv1.AdmissionReview, int, error) {
+func post(ctx context.Context, client *http.Client, target string, body []byte, version string, answers *typedjson.Decoder) (*admissionv1.AdmissionReview, int, error) {
 	for attempt := 0; ; attempt++ {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
 		if err != nil {
@@ -64,7 +67,7 @@ func post(ctx context.Context, client *http.Client, target string, body []byte, 
 			}
 			continue
 		}
-		review, err := decodeResponse(resp, data, version)
+		review, err := decodeResponse(resp, data, version, answers)
 		return review, resp.StatusCode, err
 	}
 }
@@ -92,7 +95,7 @@ func retryAfterSeconds(resp *http.Response) (int, bool) {
 
 // decodeResponse reproduces client-go's handling of an answer: non-2xx answers become API
 // errors (the webhook's Status when it sent one), 2xx bodies are decoded as AdmissionReviews.
-func decodeResponse(resp *http.Response, body []byte, version string) (*admissionv1.AdmissionReview, error) {
+func decodeResponse(resp *http.Response, body []byte, version string, answers *typedjson.Decoder) (*admissionv1.AdmissionReview, error) {
 	headerType := resp.Header.Get("Content-Type")
 	contentType := headerType
 	if contentType == "" {
@@ -125,12 +128,20 @@ func decodeResponse(resp *http.Response, body []byte, version string) (*admissio
 	if err != nil {
 		return nil, err
 	}
-	var head struct {
-		APIVersion string `json:"apiVersion,omitempty"`
-		Kind       string `json:"kind,omitempty"`
-	}
-	if err := json.Unmarshal(body, &head); err != nil {
-		return nil, fmt.Errorf("couldn't get version/kind; json parse error: %w", err)
+	// The apiserver reads the declared kind first (encoding/json: keys match case-insensitively),
+	// then decodes the review (case-sensitively). When the body's members are the review's own,
+	// each once (the one-pass decoder refuses repeated ones), the kind the decode reads is the one
+	// the first read would find.
+	var review admissionv1.AdmissionReview
+	var head metav1.TypeMeta
+	decoded := answers != nil && onlyReviewMembers(body) && answers.Decode(body, &review)
+	if decoded {
+		head = review.TypeMeta
+	} else {
+		review = admissionv1.AdmissionReview{}
+		if err := json.Unmarshal(body, &head); err != nil {
+			return nil, fmt.Errorf("couldn't get version/kind; json parse error: %w", err)
+		}
 	}
 	want := "admission.k8s.io/" + version
 	if head.APIVersion != "" && head.Kind != "" && (head.APIVersion != want || head.Kind != "AdmissionReview") {
@@ -141,11 +152,26 @@ func decodeResponse(resp *http.Response, body []byte, version string) (*admissio
 		}
 		return nil, fmt.Errorf("converting (%s, Kind=%s) to (%s, Kind=AdmissionReview): unknown conversion", head.APIVersion, head.Kind, want)
 	}
-	var review admissionv1.AdmissionReview
+	if decoded {
+		return &review, nil
+	}
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(body, &review); err != nil {
 		return nil, fmt.Errorf("decoding the AdmissionReview: %w", err)
 	}
 	return &review, nil
+}
+
+// onlyReviewMembers reports whether body is an object whose members are all an AdmissionReview's,
+// spelled as it spells them.
+func onlyReviewMembers(body []byte) bool {
+	s := jsonscan.Scanner{Data: body}
+	return s.Members(func(key []byte) bool {
+		switch string(key) {
+		case "apiVersion", "kind", "request", "response":
+			return s.SkipValue()
+		}
+		return false
+	})
 }
 
 // decodeStatus reads a metav1.Status with status Failure, as client-go looks for in error bodies.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,11 +9,13 @@ import (
 	"log/slog"
 	"sort"
 	"time"
+	"unicode/utf8"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	kjson "sigs.k8s.io/json"
 
+	"github.com/admitkit/admit/internal/jsonscan"
 	"github.com/admitkit/admit/patch"
 )
 
@@ -309,13 +312,53 @@ func withName(obj json.RawMessage, name string) (json.RawMessage, error) {
 	return json.Marshal(fields)
 }
 
-// objectName reads metadata.name of a JSON object, "" if it has none.
+// objectName reads metadata.name of a JSON object, "" if it has none. It runs on every
+// admission, on objects of tens of kilobytes: it scans to the name rather than decoding the
+// object, and decodes only what the scan does not follow (an escaped key, an unexpected shape).
+// Keys match case-sensitively, as the apiserver decodes them; the last of repeated keys wins.
 func objectName(obj json.RawMessage) string {
+	if name, ok := scanName(obj); ok {
+		return name
+	}
 	var head struct {
 		Metadata struct {
 			Name string `json:"name"`
 		} `json:"metadata"`
 	}
-	_ = json.Unmarshal(obj, &head)
+	_ = kjson.UnmarshalCaseSensitivePreserveInts(obj, &head)
 	return head.Metadata.Name
+}
+
+// scanName finds metadata.name by scanning; ok is false where the scan cannot be sure.
+func scanName(obj []byte) (name string, ok bool) {
+	s := jsonscan.Scanner{Data: obj}
+	ok = s.Members(func(key []byte) bool {
+		if string(key) != "metadata" {
+			return s.SkipValue()
+		}
+		if s.Peek() == 'n' {
+			return s.SkipValue() // null leaves what an earlier metadata said, as a decoder does
+		}
+		return s.Members(func(key []byte) bool {
+			if string(key) != "name" {
+				return s.SkipValue()
+			}
+			if s.Peek() != '"' {
+				return false
+			}
+			start := s.Pos
+			if !s.SkipString() {
+				return false
+			}
+			text := obj[start+1 : s.Pos-1]
+			if bytes.IndexByte(text, '\\') < 0 && utf8.Valid(text) {
+				name = string(text)
+				return true
+			}
+			// Escapes, and invalid UTF-8 (which a decoder replaces), are the decoder's.
+			return json.Unmarshal(obj[start:s.Pos], &name) == nil
+		})
+	})
+	s.Space()
+	return name, ok && s.Pos == len(obj)
 }

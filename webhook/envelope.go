@@ -1,10 +1,9 @@
 package webhook
 
 import (
-	"bytes"
-
+	"github.com/admitkit/admit/internal/jsonscan"
 	"github.com/admitkit/admit/patch"
-	"github.com/admitkit/admit/webhook/internal/typedjson"
+	"github.com/admitkit/admit/internal/typedjson"
 )
 
 // decodeEnvelopeFast decodes a review without passing its objects through the decoder.
@@ -74,17 +73,17 @@ func (s valueSpan) len() int { return s.end - s.start }
 
 // locateObjects finds the values of request.object and request.oldObject.
 func locateObjects(body []byte) (object, oldObject valueSpan, ok bool) {
-	s := scanner{data: body}
+	s := jsonscan.Scanner{Data: body}
 	seenRequest := false
-	ok = s.members(func(key []byte) bool {
+	ok = s.Members(func(key []byte) bool {
 		if string(key) != "request" {
-			return s.skipValue()
+			return s.SkipValue()
 		}
-		if seenRequest || s.peek() != '{' {
+		if seenRequest || s.Peek() != '{' {
 			return false
 		}
 		seenRequest = true
-		return s.members(func(key []byte) bool {
+		return s.Members(func(key []byte) bool {
 			var target *valueSpan
 			switch string(key) {
 			case "object":
@@ -92,139 +91,20 @@ func locateObjects(body []byte) (object, oldObject valueSpan, ok bool) {
 			case "oldObject":
 				target = &oldObject
 			default:
-				return s.skipValue()
+				return s.SkipValue()
 			}
 			if target.end != 0 {
 				return false // a repeated member: the strict decode names it
 			}
-			s.space()
-			start := s.pos
-			if !s.skipValue() || s.pos == start {
+			s.Space()
+			start := s.Pos
+			if !s.SkipValue() || s.Pos == start {
 				return false
 			}
-			*target = valueSpan{start, s.pos}
+			*target = valueSpan{start, s.Pos}
 			return true
 		})
 	})
-	s.space()
-	return object, oldObject, ok && s.pos == len(body)
-}
-
-// scanner walks JSON text without validating it; a caller validates what it keeps.
-type scanner struct {
-	data []byte
-	pos  int
-}
-
-func (s *scanner) space() {
-	for s.pos < len(s.data) {
-		switch s.data[s.pos] {
-		case ' ', '\t', '\n', '\r':
-			s.pos++
-		default:
-			return
-		}
-	}
-}
-
-// peek returns the next byte after whitespace, or 0 at the end.
-func (s *scanner) peek() byte {
-	s.space()
-	if s.pos == len(s.data) {
-		return 0
-	}
-	return s.data[s.pos]
-}
-
-// members walks an object, calling member with each key (positioned before its value).
-func (s *scanner) members(member func(key []byte) bool) bool {
-	if s.peek() != '{' {
-		return false
-	}
-	s.pos++
-	if s.peek() == '}' {
-		s.pos++
-		return true
-	}
-	for {
-		if s.peek() != '"' {
-			return false
-		}
-		start := s.pos + 1
-		if !s.skipString() {
-			return false
-		}
-		key := s.data[start : s.pos-1]
-		if bytes.IndexByte(key, '\\') >= 0 || s.peek() != ':' {
-			return false
-		}
-		s.pos++
-		if !member(key) {
-			return false
-		}
-		switch s.peek() {
-		case ',':
-			s.pos++
-		case '}':
-			s.pos++
-			return true
-		default:
-			return false
-		}
-	}
-}
-
-// skipString moves past the string starting at pos.
-func (s *scanner) skipString() bool {
-	for i := s.pos + 1; i < len(s.data); i++ {
-		switch s.data[i] {
-		case '\\':
-			i++
-		case '"':
-			s.pos = i + 1
-			return true
-		}
-	}
-	return false
-}
-
-// skipValue moves past the value at pos: a string, a container (brackets counted outside
-// strings) or a literal or number (up to the next delimiter).
-func (s *scanner) skipValue() bool {
-	switch s.peek() {
-	case 0:
-		return false
-	case '"':
-		return s.skipString()
-	case '{', '[':
-		depth := 0
-		for s.pos < len(s.data) {
-			switch s.data[s.pos] {
-			case '"':
-				if !s.skipString() {
-					return false
-				}
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					s.pos++
-					return true
-				}
-			}
-			s.pos++
-		}
-		return false
-	}
-	start := s.pos
-	for s.pos < len(s.data) {
-		switch s.data[s.pos] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return s.pos > start
-		}
-		s.pos++
-	}
-	return s.pos > start
+	s.Space()
+	return object, oldObject, ok && s.Pos == len(body)
 }

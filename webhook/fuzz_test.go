@@ -14,7 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kjson "sigs.k8s.io/json"
 
-	"github.com/admitkit/admit/webhook/internal/typedjson"
+	"github.com/admitkit/admit/internal/typedjson"
 )
 
 // FuzzDecodeReview feeds arbitrary bodies to the decoder: it must return a request or an error,

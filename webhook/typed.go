@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/admitkit/admit/patch"
-	"github.com/admitkit/admit/webhook/internal/typedjson"
+	"github.com/admitkit/admit/internal/typedjson"
 )
 
 // Defaulter changes objects of type T on CREATE and UPDATE (other operations are allowed without

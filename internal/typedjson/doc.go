@@ -1,4 +1,5 @@
-// Package typedjson decodes the objects of admission requests into Go types in one pass.
+// Package typedjson decodes the objects of admission requests, and webhooks' answers, into Go types
+// in one pass.
 //
 // The webhook package decodes with sigs.k8s.io/json (case-sensitive names, duplicate names
 // refused), which is encoding/json's decoder: it scans the whole input once to validate it, then

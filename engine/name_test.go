@@ -1,0 +1,69 @@
+package engine
+
+import (
+	"encoding/json"
+	"testing"
+
+	kjson "sigs.k8s.io/json"
+)
+
+// decodedName is metadata.name as the apiserver's decoder reads it: case-sensitive keys, the
+// last of repeated members.
+func decodedName(obj []byte) string {
+	var head struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	}
+	_ = kjson.UnmarshalCaseSensitivePreserveInts(obj, &head)
+	return head.Metadata.Name
+}
+
+func TestObjectName(t *testing.T) {
+	for _, tc := range []struct {
+		obj, want string
+	}{
+		{`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","labels":{"name":"not-this"}},"spec":{}}`, "web"},
+		{`{"spec":{"metadata":{"name":"template"}},"metadata":{"namespace":"a","name":"outer"}}`, "outer"},
+		{` { "metadata" : { "name" : "spaced" } } `, "spaced"},
+		{`{"metadata":{"generateName":"web-"}}`, ""},
+		{`{"metadata":null}`, ""},
+		{`{"metadata":{"name":"first"},"metadata":null}`, "first"},
+		{`{"metadata":{"name":"first"},"metadata":{"labels":{}}}`, "first"},
+		{`{"metadata":{"name":"a","name":"b"}}`, "b"},
+		{`{"metadata":{"name":"caf\u00e9\"x"}}`, "café\"x"},
+		{`{"metadata":{"Name":"wrong-case"}}`, ""},
+		{`{"Metadata":{"name":"wrong-case"}}`, ""},
+		{`{"metadata":{"nam\u0065":"escaped-key"}}`, "escaped-key"},
+		{`{"metadata":{"name":7}}`, ""},
+		{`{"metadata":{"name":null}}`, ""},
+		{`{"metadata":"text"}`, ""},
+		{`[]`, ""},
+		{``, ""},
+	} {
+		if got := objectName([]byte(tc.obj)); got != tc.want {
+			t.Errorf("objectName(%s) = %q, want %q", tc.obj, got, tc.want)
+		}
+		if json.Valid([]byte(tc.obj)) {
+			if got := decodedName([]byte(tc.obj)); got != tc.want {
+				t.Errorf("the decoder reads %q from %s; the table says %q", got, tc.obj, tc.want)
+			}
+		}
+	}
+}
+
+// On any valid JSON, the scan agrees with the decoder.
+func FuzzObjectName(f *testing.F) {
+	f.Add([]byte(`{"metadata":{"name":"web"}}`))
+	f.Add([]byte(`{"a":[1,{"b":"}"}],"metadata":{"x":"\\","name":"n\"m"}}`))
+	f.Add([]byte(`{"metadata":{"name":"a"},"metadata":{"name":"b"}}`))
+	f.Fuzz(func(t *testing.T, obj []byte) {
+		got := objectName(obj)
+		if !json.Valid(obj) {
+			return
+		}
+		if want := decodedName(obj); got != want {
+			t.Fatalf("objectName(%q) = %q, the decoder reads %q", obj, got, want)
+		}
+	})
+}
