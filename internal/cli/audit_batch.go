@@ -212,42 +212,17 @@ func (r *auditRun) flush() error {
 	return nil
 }
 
-// showProgress rewrites one line on the terminal with how far the audit is, once it has taken
-// progressDelay; stop erases it.
+// showProgress rewrites one line on the terminal with how far the audit is (see progressLine).
 func (r *auditRun) showProgress() (stop func()) {
 	w := r.o.progress
 	if w == nil {
 		return func() {}
 	}
-	quit, finished := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(finished)
-		start := time.Now()
-		tick := time.NewTicker(200 * time.Millisecond)
-		defer tick.Stop()
-		shown := false
-		for {
-			select {
-			case <-quit:
-				if shown {
-					fmt.Fprint(w, "\r\x1b[K")
-				}
-				return
-			case <-tick.C:
-				if time.Since(start) < progressDelay {
-					continue
-				}
-				shown = true
-				of := ""
-				if total := r.total.Load(); total > 0 {
-					of = fmt.Sprintf(" of %d", total)
-				}
-				fmt.Fprintf(w, "\r\x1b[Kauditing: %d%s (%s; Ctrl-C reports what is done)", r.read.Load(), of, time.Since(start).Round(time.Second))
-			}
+	return progressLine(w, func(elapsed time.Duration) string {
+		of := ""
+		if total := r.total.Load(); total > 0 {
+			of = fmt.Sprintf(" of %d", total)
 		}
-	}()
-	return func() {
-		close(quit)
-		<-finished
-	}
+		return fmt.Sprintf("auditing: %d%s (%s; Ctrl-C reports what is done)", r.read.Load(), of, elapsed.Round(time.Second))
+	})
 }

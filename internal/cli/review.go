@@ -220,17 +220,13 @@ func (o *reviewOptions) write() review.Write {
 	}
 }
 
-// progressDelay is how long a run goes before it shows progress: a short run prints none.
-const progressDelay = 2 * time.Second
-
 // progress is what showProgress reads: how many objects are done.
 type progress struct {
 	done, total atomic.Int64
 }
 
-// showProgress rewrites one line on the terminal w with how many objects are done, once the
-// run has taken progressDelay; stop erases it. Without a terminal it does nothing. It installs
-// itself as the session's progress callback.
+// showProgress rewrites one line on the terminal w with how many objects are done (see
+// progressLine). It installs itself as the session's progress callback.
 func showProgress(w io.Writer, total int, session *review.Session) (stop func()) {
 	if w == nil {
 		return func() {}
@@ -238,33 +234,9 @@ func showProgress(w io.Writer, total int, session *review.Session) (stop func())
 	var p progress
 	p.total.Store(int64(total))
 	session.OnProgress(func(done, _ int) { p.done.Store(int64(done)) })
-	quit, finished := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(finished)
-		start := time.Now()
-		tick := time.NewTicker(200 * time.Millisecond)
-		defer tick.Stop()
-		shown := false
-		for {
-			select {
-			case <-quit:
-				if shown {
-					fmt.Fprint(w, "\r\x1b[K")
-				}
-				return
-			case <-tick.C:
-				if time.Since(start) < progressDelay {
-					continue
-				}
-				shown = true
-				fmt.Fprintf(w, "\r\x1b[Kreviewing: %d of %d objects (%s)", p.done.Load(), p.total.Load(), time.Since(start).Round(time.Second))
-			}
-		}
-	}()
-	return func() {
-		close(quit)
-		<-finished
-	}
+	return progressLine(w, func(elapsed time.Duration) string {
+		return fmt.Sprintf("reviewing: %d of %d objects (%s)", p.done.Load(), p.total.Load(), elapsed.Round(time.Second))
+	})
 }
 
 // report prints the reviews and returns the exit status: the worst of the objects' outcomes.
