@@ -133,10 +133,14 @@ func decodeResponse(resp *http.Response, body []byte, version string, answers *t
 	// each once (the one-pass decoder refuses repeated ones), the kind the decode reads is the one
 	// the first read would find.
 	var review admissionv1.AdmissionReview
-	var head metav1.TypeMeta
+	// An anonymous struct, as the apiserver's: a decoding error names the type it decoded into.
+	var head struct {
+		APIVersion string `json:"apiVersion,omitempty"`
+		Kind       string `json:"kind,omitempty"`
+	}
 	decoded := answers != nil && onlyReviewMembers(body) && answers.Decode(body, &review)
 	if decoded {
-		head = review.TypeMeta
+		head.APIVersion, head.Kind = review.APIVersion, review.Kind
 	} else {
 		review = admissionv1.AdmissionReview{}
 		if err := json.Unmarshal(body, &head); err != nil {

@@ -67,3 +67,13 @@ func FuzzDecodeResponse(f *testing.F) {
 		}
 	})
 }
+
+// kube-apiserver reads the declared kind into an anonymous struct, and its decoding error names
+// that type; the differential suite records the message ("200 with a body that is not JSON").
+func TestDecodeResponseNamesTheApiserversType(t *testing.T) {
+	_, err := decodeResponse(&http.Response{StatusCode: http.StatusOK, Header: http.Header{}}, []byte(`"not a review"`), "v1", new(typedjson.Decoder))
+	want := `couldn't get version/kind; json parse error: json: cannot unmarshal string into Go value of type struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" }`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}
