@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
+	"sync"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -346,33 +348,40 @@ func (b *builtin) run(ctx context.Context, at *engine.Attributes, mutate bool) e
 	if err != nil {
 		return err
 	}
-	var before runtime.Object
-	if mutate && obj != nil {
-		before = obj.DeepCopyObject()
-	}
-	options, err := operationOptions(req)
+	options, err := admissionOptions(at)
 	if err != nil {
 		return err
 	}
-	attrs := &annotatedAttributes{Attributes: admission.NewAttributesRecord(obj, old, req.Kind, req.Namespace, at.Name(), req.Resource, req.SubResource, op, options, req.DryRun, userInfo(req))}
+	record := &annotatedAttributes{Attributes: admission.NewAttributesRecord(obj, old, req.Kind, req.Namespace, at.Name(), req.Resource, req.SubResource, op, options, req.DryRun, userInfo(req))}
 	recorder := &warnings{}
 	ctx = requestContext(ctx, req, recorder)
+	var watched *watchedAttributes
 	if mutate {
-		err = b.plugin.(admission.MutationInterface).Admit(ctx, attrs, b.interfaces)
+		watched = &watchedAttributes{annotatedAttributes: record, object: obj}
+		err = b.plugin.(admission.MutationInterface).Admit(ctx, watched, b.interfaces)
 	} else {
-		err = b.plugin.(admission.ValidationInterface).Validate(ctx, attrs, b.interfaces)
+		err = b.plugin.(admission.ValidationInterface).Validate(ctx, record, b.interfaces)
 	}
 	recorder.passTo(at)
-	for _, a := range attrs.annotations {
+	for _, a := range record.annotations {
 		at.AddAnnotation(a[0], a[1])
 	}
 	if err != nil {
 		return err
 	}
-	if mutate && b.name == serviceaccount.PluginName {
+	if !mutate || obj == nil {
+		return nil
+	}
+	// A plugin that never asked for the object holds no reference to it: it cannot have
+	// changed it, and there is nothing to compare.
+	before, taken := watched.taken()
+	if !taken {
+		return nil
+	}
+	if b.name == serviceaccount.PluginName {
 		nameTokenVolume(before, obj, req)
 	}
-	if mutate && obj != nil && !apiequality.Semantic.DeepEqual(before, obj) {
+	if !semanticallyEqual(before, obj) {
 		out, err := b.codec.fromInternal(ctx, obj, req.Kind)
 		if err != nil {
 			return apierrors.NewInternalError(err)
@@ -381,6 +390,73 @@ func (b *builtin) run(ctx context.Context, at *engine.Attributes, mutate bool) e
 		b.codec.rememberInternal(at, out, obj)
 	}
 	return nil
+}
+
+// watchedAttributes are a mutating plugin's attributes: they copy the object the first time the
+// plugin asks for it, for the change test after the plugin returns. GetObject is the only way
+// a plugin reaches the object, so the copy taken then is the object as the plugin found it; a
+// plugin that never asks (most of them, for a kind they do not handle) cannot change it and
+// costs neither a copy nor a comparison.
+type watchedAttributes struct {
+	*annotatedAttributes
+	object runtime.Object
+	once   sync.Once
+	before runtime.Object
+	asked  bool
+}
+
+func (a *watchedAttributes) GetObject() runtime.Object {
+	a.once.Do(func() {
+		a.asked = true
+		if a.object != nil {
+			a.before = a.object.DeepCopyObject()
+		}
+	})
+	return a.object
+}
+
+// taken says whether the plugin asked for the object, and the object as it was then.
+func (a *watchedAttributes) taken() (before runtime.Object, asked bool) {
+	a.once.Do(func() {}) // orders a GetObject still running before the answer
+	return a.before, a.asked
+}
+
+// semanticallyEqual is apiequality.Semantic.DeepEqual: reflect.DeepEqual first, which is
+// faster and stricter (every type Semantic compares by a function of its own — Quantity, Time,
+// MicroTime, FieldsV1, label and field selectors — is equal to itself by that function; nil
+// and empty slices and maps, which Semantic takes as equal, differ for it), so that true from
+// it is Semantic's answer; false is asked of Semantic.
+func semanticallyEqual(before, after runtime.Object) bool {
+	return reflect.DeepEqual(before, after) || apiequality.Semantic.DeepEqual(before, after)
+}
+
+// decodedOptions are the request's options decoded once for an admission's plugins.
+type decodedOptions struct {
+	operation admissionv1.Operation
+	raw       string
+	options   runtime.Object
+}
+
+// admissionOptions is the request's options object for one plugin: decoded once per admission
+// (the request does not change during it), each plugin given a copy of its own, as if decoded
+// for it alone.
+func admissionOptions(at *engine.Attributes) (runtime.Object, error) {
+	req := at.Request
+	if cached, ok := at.Value(decodedOptions{}).(*decodedOptions); ok && cached.operation == req.Operation && cached.raw == string(req.Options) {
+		if cached.options == nil {
+			return nil, nil
+		}
+		return cached.options.DeepCopyObject(), nil
+	}
+	options, err := operationOptions(req)
+	if err != nil {
+		return nil, err
+	}
+	at.SetValue(decodedOptions{}, &decodedOptions{operation: req.Operation, raw: string(req.Options), options: options})
+	if options == nil {
+		return nil, nil
+	}
+	return options.DeepCopyObject(), nil
 }
 
 // operationOptions is the request's options object, as the plugins receive it.
