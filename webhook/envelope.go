@@ -2,8 +2,8 @@ package webhook
 
 import (
 	"github.com/admitkit/admit/internal/jsonscan"
-	"github.com/admitkit/admit/patch"
 	"github.com/admitkit/admit/internal/typedjson"
+	"github.com/admitkit/admit/patch"
 )
 
 // decodeEnvelopeFast decodes a review without passing its objects through the decoder.

@@ -14,8 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/admitkit/admit/patch"
 	"github.com/admitkit/admit/internal/typedjson"
+	"github.com/admitkit/admit/patch"
 )
 
 // Defaulter changes objects of type T on CREATE and UPDATE (other operations are allowed without
