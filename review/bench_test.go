@@ -5,7 +5,6 @@ package review
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -228,28 +227,6 @@ func TestStreamedReviewIsReview(t *testing.T) {
 			}
 		})
 	}
-}
-
-// outcomeStrings is each outcome as its source and result in JSON, the measured durations
-// zeroed.
-func outcomeStrings(t *testing.T, outcomes []*Outcome) []string {
-	t.Helper()
-	out := make([]string, len(outcomes))
-	for i, o := range outcomes {
-		if o.Err != nil {
-			out[i] = o.Source + ": " + o.Err.Error()
-			continue
-		}
-		for j := range o.Result.Webhooks {
-			o.Result.Webhooks[j].Duration, o.Result.Webhooks[j].DurationSeconds = 0, 0
-		}
-		data, err := json.Marshal(o.Result)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[i] = o.Source + ": " + string(data)
-	}
-	return out
 }
 
 // serveReviewWebhook serves one mutating webhook for every resource on loopback over TLS until

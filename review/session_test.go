@@ -91,6 +91,13 @@ func reviewAll(t *testing.T, input []byte, concurrency int) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return outcomeStrings(t, outcomes)
+}
+
+// outcomeStrings is each outcome as its source and result in JSON, the measured durations
+// zeroed.
+func outcomeStrings(t *testing.T, outcomes []*Outcome) []string {
+	t.Helper()
 	out := make([]string, len(outcomes))
 	for i, o := range outcomes {
 		if o.Err != nil {
