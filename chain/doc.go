@@ -12,6 +12,8 @@
 //	                 deduplicated); the old object as the storage reads it; after every mutating
 //	                 webhook's patch: decoded into the webhook's version and defaulted again;
 //	                 conversions for equivalent versions through the internal object; storage
+//	internal.go      the internal objects the plugins take, converted once per admission and
+//	                 remembered with their encodings for conversions from the internal object
 //	managedfields.go the handler's field managers: metadata.managedFields before admission
 //	plugins.go       the built-in admission plugins kube-apiserver enables by default, in its
 //	                 order (NamespaceLifecycle, LimitRanger, ServiceAccount, PodSecurity, Priority,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/admitkit/admit/internal/rulecheck"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
@@ -82,10 +83,10 @@ func checkPolicies(w Webhook) field.ErrorList {
 			errs = append(errs, field.NotSupported(field.NewPath(name), value, allowed))
 		}
 	}
-	oneOf("scope", string(w.Scope), scopeValues()...)
+	oneOf("scope", string(w.Scope), rulecheck.Scopes()...)
 	for i, op := range w.Operations {
-		if !slices.Contains(operationValues(), string(op)) {
-			errs = append(errs, field.NotSupported(field.NewPath("operations").Index(i), op, operationValues()))
+		if !slices.Contains(rulecheck.Operations(), string(op)) {
+			errs = append(errs, field.NotSupported(field.NewPath("operations").Index(i), op, rulecheck.Operations()))
 		}
 	}
 	oneOf("failurePolicy", string(w.FailurePolicy), string(admissionregistrationv1.Fail), string(admissionregistrationv1.Ignore))

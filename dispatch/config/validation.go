@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/admitkit/admit/dispatch/matchconditions"
+	"github.com/admitkit/admit/internal/rulecheck"
 )
 
 // The values the apiserver accepts, in the sorted order its messages list them.
@@ -24,8 +25,6 @@ var (
 	// Creating a configuration requires webhooks without side effects; Some and Unknown are
 	// only tolerated by the apiserver on updates of configurations that already had them.
 	noSideEffectClasses = []string{string(admissionregistrationv1.SideEffectClassNone), string(admissionregistrationv1.SideEffectClassNoneOnDryRun)}
-	operations          = []string{string(admissionregistrationv1.OperationAll), string(admissionregistrationv1.Connect), string(admissionregistrationv1.Create), string(admissionregistrationv1.Delete), string(admissionregistrationv1.Update)}
-	scopes              = []string{string(admissionregistrationv1.AllScopes), string(admissionregistrationv1.ClusterScope), string(admissionregistrationv1.NamespacedScope)}
 	// admissionReviewVersions the apiserver can send.
 	reviewVersions = []string{"v1", "v1beta1"}
 )
@@ -103,7 +102,7 @@ func validateWebhook(w webhookFields, path *field.Path) field.ErrorList {
 	// The name must be a domain of at least three segments, e.g. pod-policy.example.com.
 	errs := utilvalidation.IsFullyQualifiedName(path.Child("name"), w.name)
 	for i := range w.rules {
-		errs = append(errs, validateRule(&w.rules[i], path.Child("rules").Index(i))...)
+		errs = append(errs, rulecheck.Rule(&w.rules[i], path.Child("rules").Index(i))...)
 	}
 	if w.failurePolicy != nil && !slices.Contains(failurePolicies, string(*w.failurePolicy)) {
 		errs = append(errs, field.NotSupported(path.Child("failurePolicy"), *w.failurePolicy, failurePolicies))
@@ -149,91 +148,6 @@ func validateClientConfig(cc admissionregistrationv1.WebhookClientConfig, path *
 		}
 		return validateService(path.Child("service"), cc.Service, port)
 	}
-}
-
-func validateRule(rule *admissionregistrationv1.RuleWithOperations, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if len(rule.Operations) == 0 {
-		errs = append(errs, field.Required(path.Child("operations"), ""))
-	}
-	if len(rule.Operations) > 1 && slices.Contains(rule.Operations, "*") {
-		errs = append(errs, field.Invalid(path.Child("operations"), rule.Operations, "if '*' is present, must not specify other operations"))
-	}
-	for i, operation := range rule.Operations {
-		if !slices.Contains(operations, string(operation)) {
-			errs = append(errs, field.NotSupported(path.Child("operations").Index(i), operation, operations))
-		}
-	}
-	if len(rule.APIGroups) == 0 {
-		errs = append(errs, field.Required(path.Child("apiGroups"), ""))
-	}
-	if len(rule.APIGroups) > 1 && slices.Contains(rule.APIGroups, "*") {
-		errs = append(errs, field.Invalid(path.Child("apiGroups"), rule.APIGroups, "if '*' is present, must not specify other API groups"))
-	}
-	// An empty group is the legacy core group, so it is allowed; an empty version is not.
-	if len(rule.APIVersions) == 0 {
-		errs = append(errs, field.Required(path.Child("apiVersions"), ""))
-	}
-	if len(rule.APIVersions) > 1 && slices.Contains(rule.APIVersions, "*") {
-		errs = append(errs, field.Invalid(path.Child("apiVersions"), rule.APIVersions, "if '*' is present, must not specify other API versions"))
-	}
-	for i, version := range rule.APIVersions {
-		if version == "" {
-			errs = append(errs, field.Required(path.Child("apiVersions").Index(i), ""))
-		}
-	}
-	errs = append(errs, validateResources(rule.Resources, path.Child("resources"))...)
-	if rule.Scope != nil && !slices.Contains(scopes, string(*rule.Scope)) {
-		errs = append(errs, field.NotSupported(path.Child("scope"), *rule.Scope, scopes))
-	}
-	return errs
-}
-
-// validateResources checks resource entries ("pods", "pods/status", "pods/*", "*/status", "*",
-// "*/*"): none empty, and no entry already covered by a wildcard entry.
-func validateResources(resources []string, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if len(resources) == 0 {
-		errs = append(errs, field.Required(path, ""))
-	}
-	// Entries "x/*" and "*/y" seen so far, by x and by y: later "x/z" and "z/y" are redundant.
-	withAnySubresource := sets.New[string]()
-	anyResourceWith := sets.New[string]()
-	hasAll, hasAnyResource, hasPlainResource := false, false, false
-	for i, entry := range resources {
-		if entry == "" {
-			errs = append(errs, field.Required(path.Index(i), ""))
-			continue
-		}
-		hasAll = hasAll || entry == "*/*"
-		hasAnyResource = hasAnyResource || entry == "*"
-		resource, subresource, found := strings.Cut(entry, "/")
-		if !found {
-			// As in the apiserver, this records whether the last entry without a subresource
-			// is a named resource.
-			hasPlainResource = entry != "*"
-			continue
-		}
-		if withAnySubresource.Has(resource) {
-			errs = append(errs, field.Invalid(path.Index(i), entry, fmt.Sprintf("if '%s/*' is present, must not specify %s", resource, entry)))
-		}
-		if anyResourceWith.Has(subresource) {
-			errs = append(errs, field.Invalid(path.Index(i), entry, fmt.Sprintf("if '*/%s' is present, must not specify %s", subresource, entry)))
-		}
-		if subresource == "*" {
-			withAnySubresource.Insert(resource)
-		}
-		if resource == "*" {
-			anyResourceWith.Insert(subresource)
-		}
-	}
-	if len(resources) > 1 && hasAll {
-		errs = append(errs, field.Invalid(path, resources, "if '*/*' is present, must not specify other resources"))
-	}
-	if hasAnyResource && hasPlainResource {
-		errs = append(errs, field.Invalid(path, resources, "if '*' is present, must not specify other resources without subresources"))
-	}
-	return errs
 }
 
 func validateAdmissionReviewVersions(versions []string, path *field.Path) field.ErrorList {

@@ -13,4 +13,8 @@
 // error its exact text), and inputs or types outside the common shape (escapes in keys, invalid
 // UTF-8, interface fields, ",string" options, encoding.TextUnmarshaler types, non-string map
 // keys). When it reports true, the value is what sigs.k8s.io/json would have decoded.
+//
+//	decode.go  Decoder.Decode: values, objects, maps and arrays decoded into what their plan says
+//	plan.go    a type's plan, made once: its kind, its members (internal/jsonfields), its unmarshalers
+//	scan.go    the JSON text: whitespace, strings and their escapes, numbers, literals, skipped values
 package typedjson
