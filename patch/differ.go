@@ -37,6 +37,18 @@ type member struct {
 	value int32 // token index of the value; the key token is value-1
 }
 
+// rawMember finds key among raw's members, sorted by key, from *k on, where the search for the
+// previous (smaller) key left off: the value's token index, or -1 when raw has no such member.
+func rawMember(rm []member, k *int, key []byte) int32 {
+	for *k < len(rm) && bytes.Compare(rm[*k].key, key) < 0 {
+		*k++
+	}
+	if *k < len(rm) && bytes.Equal(rm[*k].key, key) {
+		return rm[*k].value
+	}
+	return -1
+}
+
 // finish resolves operation values into the shared buffer, now that it no longer grows.
 func (d *differ) finish() Patch {
 	if len(d.ops) == 0 {
@@ -107,13 +119,7 @@ func (d *differ) object(b, a, r int32) {
 		} else {
 			key = am[j].key
 		}
-		rv := int32(-1)
-		for k < len(rm) && bytes.Compare(rm[k].key, key) < 0 {
-			k++
-		}
-		if k < len(rm) && bytes.Equal(rm[k].key, key) {
-			rv = rm[k].value
-		}
+		rv := rawMember(rm, &k, key)
 		parent := d.pushKey(key)
 		switch {
 		case order == 0:

@@ -4,9 +4,9 @@ import (
 	"encoding"
 	"encoding/json"
 	"reflect"
-	"sync"
 
 	"github.com/admitkit/admit/internal/jsonfields"
+	"github.com/admitkit/admit/internal/typeplan"
 )
 
 // Typed computes Lossless patches between two Go values without serialising them.
@@ -24,9 +24,7 @@ import (
 // The zero Typed is ready to use and safe for concurrent use; it keeps what it learns of each
 // type, so keep one per type rather than one per call.
 type Typed struct {
-	plans sync.Map // reflect.Type → *typedPlan
-	// building serializes planning, so that recursive types are planned once.
-	building sync.Mutex
+	plans typeplan.Cache[typedPlan]
 }
 
 // Lossless returns what Lossless(raw, json.Marshal(before), json.Marshal(after)) returns, the
@@ -122,67 +120,47 @@ var (
 	isZeroerType      = reflect.TypeFor[interface{ IsZero() bool }]()
 )
 
-func (t *Typed) plan(typ reflect.Type) *typedPlan {
-	if p, ok := t.plans.Load(typ); ok {
-		return p.(*typedPlan)
-	}
-	t.building.Lock()
-	defer t.building.Unlock()
-	building := map[reflect.Type]*typedPlan{}
-	p := t.build(typ, building)
-	for bt, bp := range building {
-		t.plans.Store(bt, bp)
-	}
-	return p
-}
+func (t *Typed) plan(typ reflect.Type) *typedPlan { return t.plans.Get(typ, fillTypedPlan) }
 
-// build plans typ and the types it holds; building holds this call's plans, so that recursive
-// types refer to their own.
-func (t *Typed) build(typ reflect.Type, building map[reflect.Type]*typedPlan) *typedPlan {
-	if p, ok := t.plans.Load(typ); ok {
-		return p.(*typedPlan)
-	}
-	if p, ok := building[typ]; ok {
-		return p
-	}
-	p := &typedPlan{typ: typ}
-	building[typ] = p
+// fillTypedPlan plans typ in p; planOf gives the plans of the types typ holds.
+func fillTypedPlan(planOf func(reflect.Type) *typedPlan, typ reflect.Type, p *typedPlan) {
+	p.typ = typ
 	if typ.Kind() == reflect.Pointer {
 		// A pointer is null or what it points to, encoded as addressable: that covers a pointer
 		// type's MarshalJSON, which is the pointee's (a named pointer type has no methods).
 		if typ.Name() == "" {
 			p.kind = typedPointer
-			p.elem = t.build(typ.Elem(), building)
+			p.elem = planOf(typ.Elem())
 		}
-		return p
+		return
 	}
 	ptr := reflect.PointerTo(typ)
 	if typ.Implements(marshalerType) || ptr.Implements(marshalerType) ||
 		typ.Implements(textMarshalerType) || ptr.Implements(textMarshalerType) {
-		return p
+		return
 	}
 	switch typ.Kind() {
 	case reflect.Struct:
 		fields, ok := jsonfields.Of(typ)
 		if !ok {
-			return p
+			return
 		}
 		p.kind = typedStruct
 		for _, f := range fields {
 			if f.ViaPointer || f.Quoted {
 				*p = typedPlan{typ: typ} // opaque; other plans may already point at p
-				return p
+				return
 			}
-			ft := fieldType(typ, f.Index)
+			ft := f.Type
 			p.fields = append(p.fields, typedField{
-				name: f.Name, key: []byte(f.Name), index: f.Index, plan: t.build(ft, building),
+				name: f.Name, key: []byte(f.Name), index: f.Index, plan: planOf(ft),
 				omitEmpty: f.OmitEmpty, omitZero: f.OmitZero, isZero: isZeroFunc(ft),
 			})
 		}
 	case reflect.Map:
 		if typ.Key().Kind() == reflect.String && !typ.Key().Implements(textMarshalerType) && !reflect.PointerTo(typ.Key()).Implements(textMarshalerType) {
 			p.kind = typedMap
-			p.elem = t.build(typ.Elem(), building)
+			p.elem = planOf(typ.Elem())
 		}
 	case reflect.Slice:
 		if typ.Elem().Kind() == reflect.Uint8 {
@@ -191,10 +169,10 @@ func (t *Typed) build(typ reflect.Type, building map[reflect.Type]*typedPlan) *t
 			if !elemPtr.Implements(marshalerType) && !elemPtr.Implements(textMarshalerType) {
 				p.kind = typedBytes
 			}
-			return p
+			return
 		}
 		p.kind = typedSlice
-		p.elem = t.build(typ.Elem(), building)
+		p.elem = planOf(typ.Elem())
 	case reflect.String:
 		p.kind = typedString
 	case reflect.Bool:
@@ -206,14 +184,6 @@ func (t *Typed) build(typ reflect.Type, building map[reflect.Type]*typedPlan) *t
 	case reflect.Float32, reflect.Float64:
 		p.kind = typedFloat
 	}
-	return p
-}
-
-func fieldType(t reflect.Type, index []int) reflect.Type {
-	for _, i := range index {
-		t = t.Field(i).Type
-	}
-	return t
 }
 
 // isZeroFunc is encoding/json's test for omitzero when the field's type has an IsZero method.

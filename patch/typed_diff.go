@@ -237,13 +237,7 @@ func (d *typedDiffer) object(b, a reflect.Value, p *typedPlan, r int32) {
 		if !collected {
 			rm, collected = d.collectMembers(d.raw, r), true
 		}
-		rv := int32(-1)
-		for k < len(rm) && bytes.Compare(rm[k].key, f.key) < 0 {
-			k++
-		}
-		if k < len(rm) && bytes.Equal(rm[k].key, f.key) {
-			rv = rm[k].value
-		}
+		rv := rawMember(rm, &k, f.key)
 		parent := d.pushKey(f.key)
 		switch {
 		case pb && pa:
@@ -304,13 +298,7 @@ func (d *typedDiffer) mapObject(b, a reflect.Value, p *typedPlan, r int32) {
 			continue
 		}
 		name := []byte(key.String())
-		rv := int32(-1)
-		for k < len(rm) && bytes.Compare(rm[k].key, name) < 0 {
-			k++
-		}
-		if k < len(rm) && bytes.Equal(rm[k].key, name) {
-			rv = rm[k].value
-		}
+		rv := rawMember(rm, &k, name)
 		parent := d.pushKey(name)
 		switch {
 		case order == 0:

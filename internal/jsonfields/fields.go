@@ -14,6 +14,8 @@ type Field struct {
 	Name string
 	// Index leads from the struct to the field through embedded structs (reflect's FieldByIndex).
 	Index []int
+	// Type is the field's declared type.
+	Type reflect.Type
 	// Tagged says the name came from a json tag.
 	Tagged    bool
 	OmitEmpty bool
@@ -81,7 +83,7 @@ func Of(t reflect.Type) ([]Field, bool) {
 					ft = ft.Elem()
 				}
 				if name != "" || !sf.Anonymous || ft.Kind() != reflect.Struct {
-					f := Field{Name: name, Index: index, Tagged: name != "", ViaPointer: q.viaPointer,
+					f := Field{Name: name, Index: index, Type: sf.Type, Tagged: name != "", ViaPointer: q.viaPointer,
 						OmitEmpty: hasTagOption(opts, "omitempty"), OmitZero: hasTagOption(opts, "omitzero")}
 					if name == "" {
 						f.Name = sf.Name

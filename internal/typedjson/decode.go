@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"strconv"
-	"sync"
+
+	"github.com/admitkit/admit/internal/typeplan"
 )
 
 // maxDepth is encoding/json's nesting limit; deeper input is an error there.
@@ -13,9 +14,7 @@ const maxDepth = 10000
 
 // Decoder decodes JSON into values of the types it has planned; it is safe for concurrent use.
 type Decoder struct {
-	plans sync.Map // reflect.Type → *plan
-	// building serializes planning, so that recursive types are planned once.
-	building sync.Mutex
+	plans typeplan.Cache[plan]
 }
 
 // Decode decodes data into v, a non-nil pointer, as sigs.k8s.io/json.UnmarshalStrict(data, v,
@@ -52,19 +51,7 @@ func (d *Decoder) Decode(data []byte, v any) bool {
 	return s.pos == len(s.data)
 }
 
-func (d *Decoder) plan(t reflect.Type) *plan {
-	if p, ok := d.plans.Load(t); ok {
-		return p.(*plan)
-	}
-	d.building.Lock()
-	defer d.building.Unlock()
-	building := map[reflect.Type]*plan{}
-	p := d.build(t, building)
-	for typ, bp := range building {
-		d.plans.Store(typ, bp)
-	}
-	return p
-}
+func (d *Decoder) plan(t reflect.Type) *plan { return d.plans.Get(t, fillPlan) }
 
 // value decodes the value at pos (after whitespace) into v, which is addressable.
 func (s *state) value(v reflect.Value, p *plan, depth int) bool {

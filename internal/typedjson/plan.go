@@ -54,17 +54,9 @@ var (
 	stringMapType       = reflect.TypeFor[map[string]string]()
 )
 
-// build plans t and the types it holds; building holds the plans of this call, so that a
-// recursive type refers to its own plan.
-func (d *Decoder) build(t reflect.Type, building map[reflect.Type]*plan) *plan {
-	if p, ok := d.plans.Load(t); ok {
-		return p.(*plan)
-	}
-	if p, ok := building[t]; ok {
-		return p
-	}
-	p := &plan{typ: t}
-	building[t] = p
+// fillPlan plans t in p; planOf gives the plans of the types t holds.
+func fillPlan(planOf func(reflect.Type) *plan, t reflect.Type, p *plan) {
+	p.typ = t
 	if t.Kind() == reflect.Pointer {
 		p.kind = kindPointer
 		p.unmarshaler = t.Implements(unmarshalerType)
@@ -75,23 +67,23 @@ func (d *Decoder) build(t reflect.Type, building map[reflect.Type]*plan) *plan {
 			// points to without looking for the pointee's, which is not reproduced here.
 			p.kind = kindUnsupported
 		default:
-			p.elem = d.build(t.Elem(), building)
+			p.elem = planOf(t.Elem())
 		}
-		return p
+		return
 	}
 	ptr := reflect.PointerTo(t)
 	switch {
 	case t.Name() != "" && ptr.Implements(unmarshalerType):
 		p.kind = kindUnmarshaler
-		return p
+		return
 	case t.Name() != "" && ptr.Implements(textUnmarshalerType), t == numberType:
-		return p // unsupported
+		return // unsupported
 	}
 	switch t.Kind() {
 	case reflect.Struct:
 		fields, ok := jsonfields.Of(t)
 		if !ok || len(fields) > maxFields {
-			return p
+			return
 		}
 		p.kind = kindStruct
 		p.byName = make(map[string]int, len(fields))
@@ -100,26 +92,26 @@ func (d *Decoder) build(t reflect.Type, building map[reflect.Type]*plan) *plan {
 				// Not reproduced: allocating embedded pointers, quoted values. Plans of other
 				// types may already point at p, so it is emptied rather than replaced.
 				*p = plan{typ: t}
-				return p
+				return
 			}
 			p.byName[f.Name] = len(p.fields)
-			p.fields = append(p.fields, decodeField{index: f.Index, plan: d.build(fieldType(t, f.Index), building)})
+			p.fields = append(p.fields, decodeField{index: f.Index, plan: planOf(f.Type)})
 		}
 	case reflect.Map:
 		key := t.Key()
 		if key.Kind() != reflect.String || reflect.PointerTo(key).Implements(textUnmarshalerType) {
-			return p
+			return
 		}
 		p.kind = kindMap
 		p.stringMap = t == stringMapType
-		p.elem = d.build(t.Elem(), building)
+		p.elem = planOf(t.Elem())
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 {
 			p.kind = kindBytes
 		} else {
 			p.kind = kindSlice
 		}
-		p.elem = d.build(t.Elem(), building)
+		p.elem = planOf(t.Elem())
 	case reflect.String:
 		p.kind = kindString
 	case reflect.Bool:
@@ -131,15 +123,7 @@ func (d *Decoder) build(t reflect.Type, building map[reflect.Type]*plan) *plan {
 	case reflect.Float32, reflect.Float64:
 		p.kind = kindFloat
 	}
-	return p
 }
 
 // maxFields bounds the members whose repetition a struct's decode tracks in a fixed bitmap.
 const maxFields = 256
-
-func fieldType(t reflect.Type, index []int) reflect.Type {
-	for _, i := range index {
-		t = t.Field(i).Type
-	}
-	return t
-}
