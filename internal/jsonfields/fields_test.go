@@ -106,7 +106,9 @@ func TestOfOptions(t *testing.T) {
 		{"zero", func(f Field) bool { return f.OmitZero && !f.OmitEmpty }},
 		{"quoted", func(f Field) bool { return f.Quoted }},
 		{"Plain", func(f Field) bool { return !f.Tagged }},
-		{"deep", func(f Field) bool { return slices.Equal(f.Index, []int{0, 1}) && !f.ViaPointer && f.Type == reflect.TypeFor[string]() }},
+		{"deep", func(f Field) bool {
+			return slices.Equal(f.Index, []int{0, 1}) && !f.ViaPointer && f.Type == reflect.TypeFor[string]()
+		}},
 	}
 	for _, c := range checks {
 		if f, found := got[c.name]; !found || !c.ok(f) {
