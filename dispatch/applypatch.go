@@ -31,9 +31,22 @@ type appliedPatch struct {
 // does and leaves everything else as it was written: FuzzApplyMatchesEvanphx holds the two to
 // the same JSON value. Every other patch, and every patch the fast path cannot apply, is
 // applied by evanphx itself, so each failure carries the apiserver's exact message.
-func applyPatch(object []byte, ops jsonpatch.Patch) (appliedPatch, error) {
+//
+// parsed, when not nil, is the object already parsed (engine.Attributes.ParsedObject), used
+// when it is the object given.
+func applyPatch(object []byte, parsed *patch.Document, ops jsonpatch.Patch) (appliedPatch, error) {
 	if fast, ok := fastPatch(ops); ok && len(object) > 0 && object[0] == '{' {
-		if patched, changed, err := patch.ApplyChanged(object, fast); err == nil && utf8.Valid(patched) {
+		var (
+			patched []byte
+			changed bool
+			err     error
+		)
+		if parsed != nil && string(parsed.Bytes()) == string(object) {
+			patched, changed, err = parsed.ApplyChanged(fast)
+		} else {
+			patched, changed, err = patch.ApplyChanged(object, fast)
+		}
+		if err == nil && utf8.Valid(patched) {
 			return appliedPatch{object: patched, changed: changed, ops: fast}, nil
 		}
 	}

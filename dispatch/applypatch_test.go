@@ -129,21 +129,25 @@ func checkApplyPatch(t *testing.T, object, rawPatch []byte) {
 	t.Helper()
 	// Each side decodes the patch itself: neither may see what the other did to it.
 	want, wantErr := decodeAndApply(object, rawPatch, applyEvanphx)
-	got, gotErr := decodeAndApply(object, rawPatch, func(object []byte, ops jsonpatch.Patch) ([]byte, error) {
-		applied, err := applyPatch(object, ops)
-		return applied.object, err
-	})
-	if wantErr != nil || gotErr != nil {
-		if fmt.Sprint(wantErr) != fmt.Sprint(gotErr) {
-			t.Fatalf("object %s, patch %s:\nevanphx:    %s %v\napplyPatch: %s %v", object, rawPatch, want, wantErr, got, gotErr)
+	// The dispatcher passes the object parsed when it is the request's; both ways must agree.
+	parsed, _ := patch.Parse(object)
+	for _, parsed := range []*patch.Document{nil, parsed} {
+		got, gotErr := decodeAndApply(object, rawPatch, func(object []byte, ops jsonpatch.Patch) ([]byte, error) {
+			applied, err := applyPatch(object, parsed, ops)
+			return applied.object, err
+		})
+		if wantErr != nil || gotErr != nil {
+			if fmt.Sprint(wantErr) != fmt.Sprint(gotErr) {
+				t.Fatalf("object %s, patch %s, parsed %t:\nevanphx:    %s %v\napplyPatch: %s %v", object, rawPatch, parsed != nil, want, wantErr, got, gotErr)
+			}
+			continue
 		}
-		return
-	}
-	if bytes.Equal(want, got) { // also for an empty object, which evanphx returns as it is
-		return
-	}
-	if diff := cmp.Diff(jsonValue(t, want), jsonValue(t, got)); diff != "" {
-		t.Fatalf("object %s, patch %s:\nevanphx:    %s\napplyPatch: %s\n(-evanphx +applyPatch):\n%s", object, rawPatch, want, got, diff)
+		if bytes.Equal(want, got) { // also for an empty object, which evanphx returns as it is
+			continue
+		}
+		if diff := cmp.Diff(jsonValue(t, want), jsonValue(t, got)); diff != "" {
+			t.Fatalf("object %s, patch %s, parsed %t:\nevanphx:    %s\napplyPatch: %s\n(-evanphx +applyPatch):\n%s", object, rawPatch, parsed != nil, want, got, diff)
+		}
 	}
 }
 
@@ -274,7 +278,7 @@ func TestApplyPatchReplacesInvalidUTF8(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := applyPatch([]byte(`{"b":1}`), ops)
+			got, err := applyPatch([]byte(`{"b":1}`), nil, ops)
 			if err != nil {
 				t.Fatal(err)
 			}

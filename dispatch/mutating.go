@@ -151,7 +151,7 @@ func (a *admission) callMutating(ctx context.Context, inv *invocation, round, in
 		}
 		return false, sent, &CallingError{WebhookName: h.name, Reason: fmt.Errorf("unsupported patch type %q", patchType), Status: rejectionStatus(h.name, resp.Result)}
 	}
-	applied, err := applyPatch(object, ops)
+	applied, err := applyPatch(object, a.at.ParsedObject(), ops)
 	if err != nil {
 		return false, sent, apierrors.NewInternalError(err)
 	}

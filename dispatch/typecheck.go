@@ -4,11 +4,12 @@ import (
 	"encoding"
 	"encoding/json"
 	"reflect"
-	"strings"
-	"sync"
 
 	kjson "sigs.k8s.io/json"
 
+	"github.com/admitkit/admit/internal/jsonfields"
+	"github.com/admitkit/admit/internal/typedjson"
+	"github.com/admitkit/admit/internal/typeplan"
 	"github.com/admitkit/admit/patch"
 )
 
@@ -23,14 +24,23 @@ import (
 // that decodes itself, an interface, a map with non-string keys) and whenever a value does not
 // fit, the whole object is decoded, which also gives the error its exact text.
 type typeChecker struct {
-	fields sync.Map // reflect.Type of a struct → map[string]fieldType, its JSON member names
+	shapes typeplan.Cache[typeShape]
+	// values decodes each written value in one pass when it can (see internal/typedjson), the
+	// reference decoder deciding whenever it cannot.
+	values typedjson.Decoder
 }
 
-// fieldType is the Go type of a struct's JSON member; ambiguous names (two embedded structs
-// promoting the same name at the same depth) have no type and are never looked inside.
-type fieldType struct {
-	t         reflect.Type
-	ambiguous bool
+// typeShape is what resolve needs of a Go type, found once per type by reflection.
+type typeShape struct {
+	// decodesItself says the type has its own UnmarshalJSON or UnmarshalText: what a path inside
+	// its values means is its own affair.
+	decodesItself bool
+	// members are a struct's JSON members by name, with each one's Go type, as
+	// internal/jsonfields reads encoding/json's rules. A member that decodes with the ",string"
+	// option has no type: its value is not the Go type's own encoding.
+	members map[string]reflect.Type
+	// opaque says a struct's members could not be read as encoding/json reads them.
+	opaque bool
 }
 
 // check returns nil if patched decodes into typed's type. ops, when not nil, is the patch that
@@ -68,7 +78,8 @@ func (c *typeChecker) valuesFit(root reflect.Type, ops patch.Patch) bool {
 		if len(value) == 0 {
 			value = json.RawMessage("null")
 		}
-		if kjson.UnmarshalCaseSensitivePreserveInts(value, reflect.New(t).Interface()) != nil {
+		if !c.values.Decode(value, reflect.New(t).Interface()) &&
+			kjson.UnmarshalCaseSensitivePreserveInts(value, reflect.New(t).Interface()) != nil {
 			return false
 		}
 	}
@@ -88,19 +99,23 @@ func (c *typeChecker) resolve(t reflect.Type, tokens []string) (_ reflect.Type, 
 		for t.Kind() == reflect.Pointer {
 			t = t.Elem()
 		}
-		if decodesItself(t) {
+		shape := c.shapes.Get(t, fillTypeShape)
+		if shape.decodesItself {
 			return nil, false, false
 		}
 		switch t.Kind() {
 		case reflect.Struct:
-			f, found := c.fieldsOf(t)[token]
+			if shape.opaque {
+				return nil, false, false
+			}
+			ft, found := shape.members[token]
 			if !found {
 				return nil, false, true
 			}
-			if f.ambiguous {
+			if ft == nil {
 				return nil, false, false
 			}
-			t = f.t
+			t = ft
 		case reflect.Map:
 			if t.Key().Kind() != reflect.String || reflect.PointerTo(t.Key()).Implements(textUnmarshaler) {
 				return nil, false, false
@@ -123,56 +138,23 @@ func decodesItself(t reflect.Type) bool {
 	return t.Implements(jsonUnmarshaler) || p.Implements(jsonUnmarshaler) || t.Implements(textUnmarshaler) || p.Implements(textUnmarshaler)
 }
 
-// fieldsOf returns the JSON member names of struct type t, computed once per type.
-func (c *typeChecker) fieldsOf(t reflect.Type) map[string]fieldType {
-	if cached, ok := c.fields.Load(t); ok {
-		return cached.(map[string]fieldType)
-	}
-	fields := map[string]fieldType{}
-	depths := map[string]int{}
-	collectFields(t, 0, fields, depths, map[reflect.Type]bool{})
-	c.fields.Store(t, fields)
-	return fields
-}
-
-// collectFields gathers the JSON names of t's fields the way encoding/json does: a tag's name
-// or the field's, "-" skipped, unexported fields skipped, fields of embedded structs without a
-// name promoted, a shallower field hiding deeper ones of the same name.
-func collectFields(t reflect.Type, depth int, fields map[string]fieldType, depths map[string]int, visiting map[reflect.Type]bool) {
-	if visiting[t] {
+// fillTypeShape finds t's shape.
+func fillTypeShape(_ func(reflect.Type) *typeShape, t reflect.Type, s *typeShape) {
+	s.decodesItself = decodesItself(t)
+	if t.Kind() != reflect.Struct {
 		return
 	}
-	visiting[t] = true
-	defer delete(visiting, t)
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag := f.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, _, _ := strings.Cut(tag, ",")
-		ft := f.Type
-		if f.Anonymous && name == "" {
-			embedded := ft
-			if embedded.Kind() == reflect.Pointer {
-				embedded = embedded.Elem()
-			}
-			if embedded.Kind() == reflect.Struct {
-				collectFields(embedded, depth+1, fields, depths, visiting)
-				continue
-			}
-		}
-		if !f.IsExported() {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		switch d, seen := depths[name]; {
-		case !seen || depth < d:
-			fields[name], depths[name] = fieldType{t: ft}, depth
-		case depth == d:
-			fields[name] = fieldType{ambiguous: true}
+	fields, ok := jsonfields.Of(t)
+	if !ok {
+		s.opaque = true
+		return
+	}
+	s.members = make(map[string]reflect.Type, len(fields))
+	for _, f := range fields {
+		if f.Quoted {
+			s.members[f.Name] = nil
+		} else {
+			s.members[f.Name] = f.Type
 		}
 	}
 }

@@ -99,3 +99,42 @@ func TestTypeCheckLooksOnlyWherePatched(t *testing.T) {
 		t.Error("check without the patch decoded the whole object and found nothing wrong")
 	}
 }
+
+// quotedAndShadowed has member rules a type checker can get wrong: a ",string" option, whose
+// value is a JSON string holding the number, and an embedded struct's member shadowed by a
+// shallower one of the same name.
+type quotedAndShadowed struct {
+	Count int64 `json:"count,string"`
+	embedded
+	Shadowing string `json:"name"`
+}
+
+type embedded struct {
+	Name int `json:"name"`
+}
+
+func TestTypeCheckFollowsMemberRules(t *testing.T) {
+	object := []byte(`{"count":"1","name":"n"}`)
+	for _, p := range []string{
+		`[{"op":"replace","path":"/count","value":"2"}]`,
+		`[{"op":"replace","path":"/count","value":2}]`,
+		`[{"op":"replace","path":"/name","value":"the shallower string wins"}]`,
+		`[{"op":"replace","path":"/name","value":3}]`,
+	} {
+		t.Run(p, func(t *testing.T) {
+			var ops patch.Patch
+			if err := json.Unmarshal([]byte(p), &ops); err != nil {
+				t.Fatal(err)
+			}
+			patched, err := patch.Apply(object, ops)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := kjson.UnmarshalCaseSensitivePreserveInts(patched, &quotedAndShadowed{})
+			got := (&typeChecker{}).check(&quotedAndShadowed{}, patched, ops)
+			if fmt.Sprint(want) != fmt.Sprint(got) {
+				t.Errorf("whole decode: %v\ncheck:        %v", want, got)
+			}
+		})
+	}
+}

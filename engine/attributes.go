@@ -19,6 +19,9 @@ type admission struct {
 	// object is the current object in the request's version; steps' changes update it.
 	// oldObject is the existing object of an UPDATE or DELETE.
 	object, oldObject json.RawMessage
+	// submitted is the request's object parsed, shared by the steps that patch it while it is
+	// the current object, and by the result's patch; nil when it does not parse.
+	submitted *patch.Document
 	// name is the object's name as admission sees it: empty for a generateName CREATE while
 	// mutating, the generated name while validating.
 	name string
@@ -112,6 +115,18 @@ func (at *Attributes) ReplaceObject(obj json.RawMessage, changed bool) {
 	defer at.a.mu.Unlock()
 	at.changed = at.changed || changed
 	at.a.object = obj
+}
+
+// ParsedObject returns Object parsed, when Object is still the request's object: the parse
+// made while the request was checked, for a step that applies a patch to it. It returns nil
+// once a step has replaced the object.
+func (at *Attributes) ParsedObject() *patch.Document {
+	at.a.mu.Lock()
+	defer at.a.mu.Unlock()
+	if d := at.a.submitted; d != nil && string(d.Bytes()) == string(at.a.object) {
+		return d
+	}
+	return nil
 }
 
 // OldObject is the existing object of an UPDATE or DELETE.

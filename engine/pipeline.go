@@ -72,14 +72,16 @@ func phaseName(phase int) string {
 // Admit runs req through the pipeline and returns what the apiserver would decide. The error is
 // only for a malformed Request; a rejection is a Result with Allowed false.
 func (p *Pipeline) Admit(ctx context.Context, req *Request) (*Result, error) {
-	if err := req.validate(); err != nil {
+	submitted, err := req.validate()
+	if err != nil {
 		return nil, fmt.Errorf("invalid admission request: %w", err)
 	}
 	a := newAdmission(p, req)
+	a.submitted = submitted
 	ctx = withAdmission(ctx, a)
 
 	start := p.now()
-	err := a.readBody()
+	err = a.readBody()
 	if err == nil {
 		err = a.decode(ctx)
 	}
@@ -125,18 +127,29 @@ func (p *Pipeline) Admit(ctx context.Context, req *Request) (*Result, error) {
 			}
 		}
 	}
-	// Nothing to diff when nothing replaced the object.
-	if len(req.Object) > 0 && len(a.object) > 0 && string(req.Object) != string(a.object) {
-		diff, err := patch.Diff(req.Object, a.object)
-		if err != nil {
-			return nil, fmt.Errorf("computing the patch from the submitted object to the admitted one: %w", err)
-		}
-		result.Patch = diff
-	}
-	if result.Patch == nil {
-		result.Patch = patch.Patch{}
+	if result.Patch, err = a.resultPatch(); err != nil {
+		return nil, err
 	}
 	return result, nil
+}
+
+// resultPatch is the patch from the submitted object to the admitted one.
+func (a *admission) resultPatch() (patch.Patch, error) {
+	// Nothing to diff when nothing replaced the object.
+	if len(a.req.Object) == 0 || len(a.object) == 0 || string(a.req.Object) == string(a.object) {
+		return patch.Patch{}, nil
+	}
+	var diff patch.Patch
+	var err error
+	if a.submitted != nil {
+		diff, err = a.submitted.Diff(a.object)
+	} else {
+		diff, err = patch.Diff(a.req.Object, a.object)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("computing the patch from the submitted object to the admitted one: %w", err)
+	}
+	return diff, nil
 }
 
 func (p *Pipeline) now() time.Time {

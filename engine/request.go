@@ -47,42 +47,52 @@ type Request struct {
 	UserInfo authenticationv1.UserInfo
 }
 
-func (r *Request) validate() error {
+// validate refuses a malformed request and returns its object parsed (nil when there is none,
+// or when only encoding/json reads it).
+func (r *Request) validate() (*patch.Document, error) {
 	switch r.Operation {
 	case admissionv1.Create, admissionv1.Update, admissionv1.Delete, admissionv1.Connect:
 	default:
-		return fmt.Errorf("operation %q is not one of CREATE, UPDATE, DELETE, CONNECT", r.Operation)
+		return nil, fmt.Errorf("operation %q is not one of CREATE, UPDATE, DELETE, CONNECT", r.Operation)
 	}
 	if r.Kind.Kind == "" || r.Kind.Version == "" {
-		return fmt.Errorf("the request needs the object's kind and version, got %q", r.Kind.String())
+		return nil, fmt.Errorf("the request needs the object's kind and version, got %q", r.Kind.String())
 	}
 	if r.Resource.Resource == "" || r.Resource.Version == "" {
-		return fmt.Errorf("the request needs the resource and version, got %q", r.Resource.String())
+		return nil, fmt.Errorf("the request needs the resource and version, got %q", r.Resource.String())
 	}
 	switch r.Operation {
 	case admissionv1.Create, admissionv1.Update:
 		if len(r.Object) == 0 {
-			return fmt.Errorf("a %s request needs an object", r.Operation)
+			return nil, fmt.Errorf("a %s request needs an object", r.Operation)
 		}
 	case admissionv1.Delete:
 		if len(r.Object) != 0 {
-			return fmt.Errorf("a DELETE request has no new object: pass the object being deleted as the old object")
+			return nil, fmt.Errorf("a DELETE request has no new object: pass the object being deleted as the old object")
 		}
 	}
 	if r.Operation == admissionv1.Update && len(r.OldObject) == 0 {
-		return fmt.Errorf("an UPDATE request needs the old object")
+		return nil, fmt.Errorf("an UPDATE request needs the old object")
 	}
-	// Checked once here: every webhook call embeds these bytes as they are.
+	// Checked once here: every webhook call embeds these bytes as they are. The object is kept
+	// parsed: the patches of mutating steps apply to it and the result's patch starts from it.
+	var object *patch.Document
+	if len(r.Object) > 0 {
+		var err error
+		if object, err = patch.Parse(r.Object); err != nil && !json.Valid(r.Object) {
+			// patch.Parse refuses invalid UTF-8, which encoding/json accepts.
+			return nil, fmt.Errorf("the object is not valid JSON")
+		}
+	}
 	for _, doc := range []struct {
 		name string
 		raw  json.RawMessage
-	}{{"object", r.Object}, {"old object", r.OldObject}, {"options", r.Options}} {
-		// patch.Valid is the fast check; it refuses invalid UTF-8, which encoding/json accepts.
+	}{{"old object", r.OldObject}, {"options", r.Options}} {
 		if len(doc.raw) > 0 && !patch.Valid(doc.raw) && !json.Valid(doc.raw) {
-			return fmt.Errorf("the %s is not valid JSON", doc.name)
+			return nil, fmt.Errorf("the %s is not valid JSON", doc.name)
 		}
 	}
-	return nil
+	return object, nil
 }
 
 // ExcludedVirtualResources returns the resources kube-apiserver never sends to its admission

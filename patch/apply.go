@@ -67,11 +67,15 @@ func ApplyChanged(doc []byte, p Patch) (patched []byte, changed bool, err error)
 	if err != nil {
 		return nil, false, err
 	}
+	return applyChanged(d, p)
+}
+
+func applyChanged(d *document, p Patch) (patched []byte, changed bool, err error) {
 	a := applier{root: &node{src: d, kind: d.tokens[0].kind}}
 	if a.root.kind != kindObject && a.root.kind != kindArray {
 		return nil, false, errors.New("target document: not a JSON object or array")
 	}
-	size := len(doc)
+	size := len(d.data)
 	for i := range p {
 		op := &p[i]
 		if err := a.apply(op); err != nil {

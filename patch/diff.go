@@ -24,11 +24,15 @@ func Diff(original, modified []byte) (Patch, error) {
 	if err != nil {
 		return nil, err
 	}
+	return diffDocuments(before, after), nil
+}
+
+func diffDocuments(before, after *document) Patch {
 	// Diffing a document against itself as "raw" is the lossless diff with
 	// nothing unknown and nothing lost in a round trip.
 	d := differ{before: before, after: after, raw: before}
 	d.value(0, 0, 0)
-	return d.finish(), nil
+	return d.finish()
 }
 
 // Lossless returns the changes between before and after — two serialisations

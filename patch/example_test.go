@@ -89,3 +89,26 @@ func ExampleApply() {
 	// {"metadata":{"name":"web","labels":{"app":"web","injected":"true"}},"spec":{"containers":[{"name":"app","image":"nginx"},{"name":"proxy","image":"envoy"}]}}
 	// operation 0 (add "/spec/volumes/-"): no value at "/spec/volumes"
 }
+
+func ExampleDocument() {
+	// An object parsed once, then patched and compared with the result, without parsing it again.
+	doc, err := patch.Parse([]byte(`{"metadata":{"name":"web"},"spec":{"replicas":1}}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	patched, changed, err := doc.ApplyChanged(patch.Patch{{Op: patch.OpReplace, Path: "/spec/replicas", Value: json.RawMessage(`3`)}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p, err := doc.Diff(patched)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	out, _ := json.Marshal(p)
+	fmt.Println(string(patched), changed, string(out))
+	// Output:
+	// {"metadata":{"name":"web"},"spec":{"replicas":3}} true [{"op":"replace","path":"/spec/replicas","value":3}]
+}
