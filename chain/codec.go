@@ -1,6 +1,7 @@
 package chain
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -24,6 +25,8 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 
 	"github.com/admitkit/admit/engine"
+	"github.com/admitkit/admit/internal/jsonscan"
+	"github.com/admitkit/admit/internal/typedjson"
 	"github.com/admitkit/admit/patch"
 )
 
@@ -37,8 +40,10 @@ type codec struct {
 	codecs serializer.CodecFactory
 	// plain decodes JSON into a Go type without defaulting or converting, as the webhook plugin
 	// decodes a patched object.
-	plain  *runtimejson.Serializer
-	custom *customResources
+	plain *runtimejson.Serializer
+	// onePass decodes what plain would, faster, for objects of the common shape.
+	onePass *typedjson.Decoder
+	custom  *customResources
 	// scales read the scale subresource of the resources that have one.
 	scales *Scales
 	// now stamps the managedFields a write records; nil keeps the field manager's wall clock.
@@ -55,7 +60,8 @@ func newCodec(custom *customResources, scales *Scales, strategies map[resourceKe
 	return &codec{
 		scheme: scheme, codecs: codecs, custom: custom, scales: scales,
 		fields: newFieldManagers(scheme), strategies: strategies, defaultManager: defaultManager,
-		plain: runtimejson.NewSerializerWithOptions(runtimejson.DefaultMetaFactory, scheme, scheme, runtimejson.SerializerOptions{}),
+		plain:   runtimejson.NewSerializerWithOptions(runtimejson.DefaultMetaFactory, scheme, scheme, runtimejson.SerializerOptions{}),
+		onePass: new(typedjson.Decoder),
 	}
 }
 
@@ -353,14 +359,47 @@ func (c *codec) decodeStored(data []byte, kind schema.GroupVersionKind) (runtime
 	return obj, err
 }
 
-// decodePlain decodes JSON into kind's Go type, without defaults or conversion.
+// decodePlain decodes JSON into kind's Go type, without defaults or conversion, as the webhook
+// plugin's serializer does. It runs for every object the chain reads, several times per
+// admission, so an object of the common shape is decoded in one pass (decodeOnePass); the
+// serializer decodes every other, and gives every error its text.
 func (c *codec) decodePlain(data []byte, kind schema.GroupVersionKind) (runtime.Object, error) {
 	into, err := c.scheme.New(kind)
 	if err != nil {
 		return nil, err
 	}
+	if c.decodeOnePass(data, kind, into) {
+		return into, nil
+	}
+	// A refused one-pass decode may have left part of the input in into.
+	if into, err = c.scheme.New(kind); err != nil {
+		return nil, err
+	}
 	obj, _, err := c.plain.Decode(data, nil, into)
 	return obj, err
+}
+
+// decodeOnePass decodes data into into, a new object of kind, and reports whether the result
+// is the serializer's. internal/typedjson decodes as sigs.k8s.io/json does, or refuses. The
+// serializer also reads apiVersion and kind with encoding/json, whose names match regardless
+// of case, and decodes into another type when they name one: the one-pass decode stands only
+// for an object that names kind itself under the exact names, and under no other spelling of
+// them.
+func (c *codec) decodeOnePass(data []byte, kind schema.GroupVersionKind, into runtime.Object) bool {
+	if !c.onePass.Decode(data, into) {
+		return false
+	}
+	if into.GetObjectKind().GroupVersionKind() != kind {
+		return false
+	}
+	s := jsonscan.Scanner{Data: data}
+	return s.Members(func(key []byte) bool {
+		if (bytes.EqualFold(key, []byte("apiVersion")) && string(key) != "apiVersion") ||
+			(bytes.EqualFold(key, []byte("kind")) && string(key) != "kind") {
+			return false
+		}
+		return s.SkipValue()
+	})
 }
 
 // Patched implements engine.Codec: what the mutating webhook plugin does with a patched
