@@ -80,5 +80,8 @@
 // argument's name and the offset. The diff compares subtrees by their bytes
 // before looking inside, so unchanged parts of an object cost one memory
 // comparison; when before and after are byte-identical no structure is
-// built at all. See docs/benchmarks.md.
+// built at all. A Document is a text parsed once for several of these uses:
+// kube-apiserver's chain, as admit's engine runs it, validates the submitted
+// object, applies a webhook's patch to it and diffs the admitted object
+// against it, one parse for all three. See docs/benchmarks.md.
 package patch
