@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -71,8 +74,20 @@ func (p *parser) parseFile(name string, data []byte) {
 	} else {
 		docs, err = splitYAML(data)
 	}
-	for i, doc := range docs {
-		p.parseDocument(doc, Source{File: name, Document: i + 1, Line: doc.line})
+	// Documents decode independently, in parallel; their objects are added in order, so that
+	// the Set and the errors are the same however the decoding was scheduled.
+	decoded := make([]decodedDocument, len(docs))
+	forEachParallel(len(docs), func(i int) {
+		decoded[i] = decodeDocument(docs[i], Source{File: name, Document: i + 1, Line: docs[i].line})
+	})
+	for i, d := range decoded {
+		switch {
+		case d.err != nil:
+			p.errs = append(p.errs, d.err)
+		case d.object != nil:
+			doc := docs[i]
+			p.addObject(d.object, d.raw, d.source, &locator{text: doc.text, firstLine: doc.firstLine}, nil, 0)
+		}
 	}
 	if err != nil {
 		var located *lineError
@@ -84,7 +99,20 @@ func (p *parser) parseFile(name string, data []byte) {
 	}
 }
 
-func (p *parser) parseDocument(doc document, source Source) {
+// decodedDocument is one document read into JSON and decoded: an object, nothing (a document
+// that is only "null" or "~"), or the error that says where it went wrong.
+type decodedDocument struct {
+	source Source
+	raw    []byte
+	object map[string]any
+	err    error
+}
+
+// decodeDocument reads one document; it depends on nothing but the document.
+func decodeDocument(doc document, source Source) decodedDocument {
+	fail := func(source Source, err error) decodedDocument {
+		return decodedDocument{err: fmt.Errorf("%s: %w", source, err)}
+	}
 	raw := doc.text
 	if !doc.json {
 		converted, err := yaml.YAMLToJSONStrict(doc.text)
@@ -94,25 +122,44 @@ func (p *parser) parseDocument(doc document, source Source) {
 			converted, err = yaml.YAMLToJSON(doc.text)
 		}
 		if err != nil {
-			p.fail(yamlErrorSource(source, doc, err), fileLines(err, doc.firstLine))
-			return
+			return fail(yamlErrorSource(source, doc, err), fileLines(err, doc.firstLine))
 		}
 		raw = converted
 	}
 	var content any
 	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(raw, &content); err != nil {
-		p.fail(source, fmt.Errorf("decoding the document: %w", err))
-		return
+		return fail(source, fmt.Errorf("decoding the document: %w", err))
 	}
 	if content == nil {
-		return // a document that is only "null" or "~"
+		return decodedDocument{source: source}
 	}
 	object, ok := content.(map[string]any)
 	if !ok {
-		p.fail(source, fmt.Errorf("expected an object with apiVersion and kind, got %s", describe(content)))
+		return fail(source, fmt.Errorf("expected an object with apiVersion and kind, got %s", describe(content)))
+	}
+	return decodedDocument{source: source, raw: raw, object: object}
+}
+
+// forEachParallel calls f for 0 to n-1 on as many goroutines as the process may run at once,
+// and returns when every call has.
+func forEachParallel(n int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := range n {
+			f(i)
+		}
 		return
 	}
-	p.addObject(object, raw, source, &locator{text: doc.text, firstLine: doc.firstLine}, nil, 0)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // yamlLine finds the line numbers in the parser's messages ("yaml: line 3: ...").

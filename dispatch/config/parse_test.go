@@ -272,3 +272,53 @@ func TestParseKeepsOtherObjectsAsRead(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// Documents are decoded in parallel; what Parse returns keeps the input's order: objects in
+// document order, every error in document order, whatever finished first.
+func TestParseKeepsDocumentOrder(t *testing.T) {
+	var in strings.Builder
+	var wantNames, wantErrs []string
+	for i := range 300 {
+		if i > 0 {
+			in.WriteString("---\n")
+		}
+		switch {
+		case i%37 == 5:
+			fmt.Fprintf(&in, "kind: [unclosed\n")
+			wantErrs = append(wantErrs, fmt.Sprintf("in.yaml:%d", 2*i+1))
+		case i%41 == 7:
+			fmt.Fprintf(&in, "- a list\n")
+			wantErrs = append(wantErrs, fmt.Sprintf("in.yaml:%d", 2*i+1))
+		default:
+			fmt.Fprintf(&in, "{apiVersion: v1, kind: ConfigMap, metadata: {name: cm-%d}}\n", i)
+			wantNames = append(wantNames, fmt.Sprintf("cm-%d", i))
+		}
+	}
+	for range 3 {
+		_, err := Parse("in.yaml", []byte(in.String()))
+		if err == nil {
+			t.Fatal("Parse succeeded on documents with errors")
+		}
+		var gotErrs []string
+		for _, line := range strings.Split(err.Error(), "\n") {
+			gotErrs = append(gotErrs, strings.Join(strings.SplitN(line, ":", 3)[:2], ":"))
+		}
+		if diff := cmp.Diff(wantErrs, gotErrs); diff != "" {
+			t.Fatalf("errors out of document order (-want +got):\n%s", diff)
+		}
+	}
+	valid := strings.NewReplacer("kind: [unclosed", "{apiVersion: v1, kind: ConfigMap, metadata: {name: x}}", "- a list", "null").Replace(in.String())
+	set, err := Parse("in.yaml", []byte(valid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotNames []string
+	for _, o := range set.Others {
+		if name := o.Object.GetName(); name != "x" {
+			gotNames = append(gotNames, name)
+		}
+	}
+	if diff := cmp.Diff(wantNames, gotNames); diff != "" {
+		t.Errorf("objects out of document order (-want +got):\n%s", diff)
+	}
+}
