@@ -352,7 +352,7 @@ func (b *builtin) run(ctx context.Context, at *engine.Attributes, mutate bool) e
 	if err != nil {
 		return err
 	}
-	record := &annotatedAttributes{Attributes: admission.NewAttributesRecord(obj, old, req.Kind, req.Namespace, at.Name(), req.Resource, req.SubResource, op, options, req.DryRun, userInfo(req))}
+	record := &annotatedAttributes{Attributes: admission.NewAttributesRecord(obj, old, req.Kind, req.Namespace, at.Name(), req.Resource, req.SubResource, op, options, req.DryRun, admissionUser(ctx, req))}
 	recorder := &warnings{}
 	ctx = requestContext(ctx, req, recorder)
 	var watched *watchedAttributes
@@ -478,6 +478,15 @@ func operationOptions(req *engine.Request) (runtime.Object, error) {
 		}
 	}
 	return options, nil
+}
+
+// userKey keeps an admission's user (admissionUser).
+type userKey struct{}
+
+// admissionUser is the request's user as the plugins and the registry read it: made once per
+// admission and shared by all of them, as kube-apiserver gives its whole chain one.
+func admissionUser(ctx context.Context, req *engine.Request) user.Info {
+	return engine.AdmissionState(ctx, userKey{}, func() any { return userInfo(req) }).(user.Info)
 }
 
 func userInfo(req *engine.Request) user.Info {

@@ -331,7 +331,7 @@ func (p *policyPlugins) run(ctx context.Context, at *engine.Attributes) error {
 			continue
 		}
 		record := &annotatedAttributes{Attributes: admission.NewAttributesRecord(obj, old, req.Kind, req.Namespace, at.Name(), req.Resource, req.SubResource,
-			admission.Operation(req.Operation), options, req.DryRun, userInfo(req))}
+			admission.Operation(req.Operation), options, req.DryRun, admissionUser(ctx, req))}
 		attrs := &reinvokingAttributes{annotatedAttributes: record, context: reinvocationContext{at}}
 		if skip := p.matches(b, attrs); skip != "" {
 			at.Record(p.row(b, engine.OutcomeSkipped, skip, 0))

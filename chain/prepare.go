@@ -16,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/apiserver/pkg/authentication/user"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
@@ -228,12 +227,7 @@ func checkResourceVersion(s rest.RESTUpdateStrategy, obj, old runtime.Object, re
 // requestContext is the request context the registry code reads: namespace, user, request info
 // and a recorder for the warnings it adds.
 func requestContext(ctx context.Context, req *engine.Request, recorder warning.Recorder) context.Context {
-	ctx = genericapirequest.WithNamespace(ctx, req.Namespace)
-	extra := map[string][]string{}
-	for k, v := range req.UserInfo.Extra {
-		extra[k] = v
-	}
-	ctx = genericapirequest.WithUser(ctx, &user.DefaultInfo{Name: req.UserInfo.Username, UID: req.UserInfo.UID, Groups: req.UserInfo.Groups, Extra: extra})
+	ctx = genericapirequest.WithUser(genericapirequest.WithNamespace(ctx, req.Namespace), admissionUser(ctx, req))
 	ctx = genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{
 		IsResourceRequest: true, Verb: strings.ToLower(string(req.Operation)),
 		APIPrefix: apiPrefix(req.Resource.Group), APIGroup: req.Resource.Group, APIVersion: req.Resource.Version,

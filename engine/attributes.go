@@ -36,7 +36,9 @@ type admission struct {
 }
 
 func newAdmission(p *Pipeline, req *Request) *admission {
-	a := &admission{p: p, req: req, name: req.Name, annotations: map[string]string{}, values: map[any]any{}}
+	a := &admission{p: p, req: req, name: req.Name, annotations: map[string]string{}, values: map[any]any{},
+		// A row per step and round, most of them: room for two rounds of mutating steps.
+		rows: make([]Row, 0, 2*len(p.Mutating)+len(p.Validating)+4)}
 	if len(req.Object) > 0 {
 		a.object = req.Object
 	}

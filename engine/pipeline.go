@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"time"
 	"unicode/utf8"
@@ -305,7 +306,8 @@ func (a *admission) run(s Step, at *Attributes, step func() error) error {
 // sortedRows lists the rows in the order of the chain: the mutating phase round by round, the
 // preparation, the validating phase, each step's rows by position.
 func (a *admission) sortedRows() []Row {
-	out := append([]Row(nil), a.rows...)
+	// Every step has returned: the rows are sorted where they are and handed over.
+	out := slices.Clip(a.rows)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].order.less(out[j].order) })
 	return out
 }
