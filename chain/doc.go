@@ -23,6 +23,8 @@
 //	tokenvolume.go   the ServiceAccount plugin's token volume, named deterministically
 //	policies.go      MutatingAdmissionPolicies and ValidatingAdmissionPolicies, a binding at a
 //	                 time, with kube-apiserver's own policy plugins
+//	policysetup.go   each binding's plugin built: a cluster of its own, its clients and REST
+//	                 mapper, its informers synced before it reads them
 //	interfaces.go    what the plugins create, convert and default objects with, and the
 //	                 resources' equivalent versions for matchPolicy Equivalent
 //	openapi.go       the OpenAPI schemas the mutating policy plugin applies configurations with
