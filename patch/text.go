@@ -2,8 +2,9 @@ package patch
 
 import (
 	"bytes"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/admitkit/admit/internal/jsonstring"
 )
 
 // unquote returns the value of a validated JSON string token (quotes
@@ -17,55 +18,17 @@ func unquote(quoted []byte, escaped bool) []byte {
 	}
 	out := make([]byte, 0, len(s))
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c != '\\' {
-			out = append(out, c)
+		if s[i] != '\\' {
+			out = append(out, s[i])
 			i++
 			continue
 		}
-		switch s[i+1] {
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r := hex4(s[i+2:])
-			i += 6
-			if utf16.IsSurrogate(r) {
-				low := rune(-1)
-				if i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
-					low = hex4(s[i+2:])
-				}
-				if pair := utf16.DecodeRune(r, low); pair != utf8.RuneError {
-					r = pair
-					i += 6
-				} else {
-					r = utf8.RuneError
-				}
-			}
-			out = utf8.AppendRune(out, r)
-			continue
-		default: // '"', '\\' and '/' stand for themselves
-			out = append(out, s[i+1])
-		}
-		i += 2
+		// The token is validated: every escape in it reads.
+		var n int
+		out, n = jsonstring.AppendEscape(out, s[i:])
+		i += max(n, 1)
 	}
 	return out
-}
-
-func hex4(h []byte) rune {
-	var r rune
-	for _, c := range h[:4] {
-		v, _ := hexValue(c)
-		r = r<<4 | v
-	}
-	return r
 }
 
 // stringsEqual compares two validated JSON string tokens by value, so that

@@ -1,8 +1,9 @@
 package typedjson
 
 import (
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/admitkit/admit/internal/jsonstring"
 )
 
 // state is one decode: the input and the position in it.
@@ -147,44 +148,11 @@ func (s *state) escapedStr(start, i int) ([]byte, bool) {
 		case c < 0x20:
 			return nil, false
 		case c == '\\':
-			if i+1 >= len(s.data) {
+			var n int
+			if out, n = jsonstring.AppendEscape(out, s.data[i:]); n == 0 {
 				return nil, false
 			}
-			switch s.data[i+1] {
-			case '"', '\\', '/':
-				out = append(out, s.data[i+1])
-			case 'b':
-				out = append(out, '\b')
-			case 'f':
-				out = append(out, '\f')
-			case 'n':
-				out = append(out, '\n')
-			case 'r':
-				out = append(out, '\r')
-			case 't':
-				out = append(out, '\t')
-			case 'u':
-				r, ok := hex4(s.data[i+2:])
-				if !ok {
-					return nil, false
-				}
-				i += 6
-				if utf16.IsSurrogate(r) {
-					if low, ok := hex4u(s.data[i:]); ok {
-						if pair := utf16.DecodeRune(r, low); pair != utf8.RuneError {
-							out = utf8.AppendRune(out, pair)
-							i += 6
-							continue
-						}
-					}
-					r = utf8.RuneError
-				}
-				out = utf8.AppendRune(out, r)
-				continue
-			default:
-				return nil, false
-			}
-			i += 2
+			i += n
 		case c < utf8.RuneSelf:
 			out = append(out, c)
 			i++
@@ -198,35 +166,6 @@ func (s *state) escapedStr(start, i int) ([]byte, bool) {
 		}
 	}
 	return nil, false
-}
-
-// hex4u reads `\uXXXX`.
-func hex4u(b []byte) (rune, bool) {
-	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
-		return 0, false
-	}
-	return hex4(b[2:])
-}
-
-func hex4(b []byte) (rune, bool) {
-	if len(b) < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
 }
 
 // number reads a number with JSON's grammar and returns its text.
