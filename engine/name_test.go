@@ -3,21 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"testing"
-
-	kjson "sigs.k8s.io/json"
 )
-
-// decodedName is metadata.name as the apiserver's decoder reads it: case-sensitive keys, the
-// last of repeated members.
-func decodedName(obj []byte) string {
-	var head struct {
-		Metadata struct {
-			Name string `json:"name"`
-		} `json:"metadata"`
-	}
-	_ = kjson.UnmarshalCaseSensitivePreserveInts(obj, &head)
-	return head.Metadata.Name
-}
 
 func TestObjectName(t *testing.T) {
 	for _, tc := range []struct {

@@ -335,6 +335,12 @@ func objectName(obj json.RawMessage) string {
 	if name, ok := scanName(obj); ok {
 		return name
 	}
+	return decodedName(obj)
+}
+
+// decodedName is metadata.name as the apiserver's decoder reads it: case-sensitive keys, the
+// last of repeated members.
+func decodedName(obj []byte) string {
 	var head struct {
 		Metadata struct {
 			Name string `json:"name"`
