@@ -464,15 +464,20 @@ func (t *tally) objects() (listed []auditObject, omitted int) {
 // sortedSteps are the steps, the worst first: most new denials and failures, then warnings,
 // mutations, matches; changed steps before others at equal counts.
 func (t *tally) sortedSteps() []auditStep {
-	out := make([]auditStep, 0, len(t.steps))
-	for _, s := range t.steps {
-		out = append(out, *s)
-	}
-	slices.SortFunc(out, func(a, b auditStep) int {
+	return sortedValues(t.steps, func(a, b auditStep) int {
 		return cmp.Or(cmp.Compare(b.bad(), a.bad()), cmp.Compare(b.Warned, a.Warned), cmp.Compare(b.Mutated, a.Mutated),
 			cmp.Compare(b.Matched, a.Matched), cmp.Compare(boolRank(a.Change == ""), boolRank(b.Change == "")),
 			strings.Compare(a.String(), b.String()))
 	})
+}
+
+// sortedValues are the values m points to, in the order compare gives.
+func sortedValues[K comparable, V any](m map[K]*V, compare func(a, b V) int) []V {
+	out := make([]V, 0, len(m))
+	for _, v := range m {
+		out = append(out, *v)
+	}
+	slices.SortFunc(out, compare)
 	return out
 }
 
@@ -485,15 +490,10 @@ func boolRank(b bool) int {
 
 // sortedNamespaces are the namespaces, the worst first.
 func (t *tally) sortedNamespaces() []auditNamespace {
-	out := make([]auditNamespace, 0, len(t.namespaces))
-	for _, n := range t.namespaces {
-		out = append(out, *n)
-	}
-	slices.SortFunc(out, func(a, b auditNamespace) int {
+	return sortedValues(t.namespaces, func(a, b auditNamespace) int {
 		return cmp.Or(cmp.Compare(b.bad(), a.bad()), cmp.Compare(b.Warned, a.Warned), cmp.Compare(b.Mutated, a.Mutated),
 			cmp.Compare(b.Audited, a.Audited), strings.Compare(a.Namespace, b.Namespace))
 	})
-	return out
 }
 
 // unreviewedGroups are the reasons writes could not be reviewed, the most frequent first.

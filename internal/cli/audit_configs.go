@@ -45,38 +45,26 @@ func (s admissionSet) size() int { return len(s.mutating) + len(s.validating) + 
 // of base's of the same kind and name, and those base does not have added — as applying changes
 // to the cluster would leave it.
 func overlay(base, changes admissionSet) admissionSet {
-	var out admissionSet
-	replacedMutating := map[string]bool{}
-	for _, c := range changes.mutating {
-		replacedMutating[c.Name] = true
+	return admissionSet{
+		mutating:   replaceByKey(base.mutating, changes.mutating, func(c *admissionregistrationv1.MutatingWebhookConfiguration) string { return c.Name }),
+		validating: replaceByKey(base.validating, changes.validating, func(c *admissionregistrationv1.ValidatingWebhookConfiguration) string { return c.Name }),
+		policies:   replaceByKey(base.policies, changes.policies, func(p review.Input) string { return policyID(p.Object) }),
 	}
-	for _, c := range base.mutating {
-		if !replacedMutating[c.Name] {
-			out.mutating = append(out.mutating, c)
+}
+
+// replaceByKey is base without the items changes has a key of, then changes.
+func replaceByKey[T any](base, changes []T, key func(T) string) []T {
+	replaced := make(map[string]bool, len(changes))
+	for _, c := range changes {
+		replaced[key(c)] = true
+	}
+	var out []T
+	for _, b := range base {
+		if !replaced[key(b)] {
+			out = append(out, b)
 		}
 	}
-	out.mutating = append(out.mutating, changes.mutating...)
-	replacedValidating := map[string]bool{}
-	for _, c := range changes.validating {
-		replacedValidating[c.Name] = true
-	}
-	for _, c := range base.validating {
-		if !replacedValidating[c.Name] {
-			out.validating = append(out.validating, c)
-		}
-	}
-	out.validating = append(out.validating, changes.validating...)
-	replaced := map[string]bool{}
-	for _, p := range changes.policies {
-		replaced[policyID(p.Object)] = true
-	}
-	for _, p := range base.policies {
-		if !replaced[policyID(p.Object)] {
-			out.policies = append(out.policies, p)
-		}
-	}
-	out.policies = append(out.policies, changes.policies...)
-	return out
+	return append(out, changes...)
 }
 
 func policyID(obj *unstructured.Unstructured) string { return obj.GetKind() + "/" + obj.GetName() }

@@ -220,18 +220,14 @@ func (lr *logReplay) item(line int, ev *auditEvent) (it auditItem, skip string, 
 
 	var object *unstructured.Unstructured
 	switch ev.Verb {
-	case "create":
-		it.write.Operation = admissionv1.Create
-		object = eventObject(ev.RequestObject)
-		if object == nil {
-			return auditItem{}, "a create logged without its object (the audit policy's level is Metadata)", true
+	case "create", "update":
+		it.write.Operation, object = admissionv1.Create, eventObject(ev.RequestObject)
+		write := "a create"
+		if ev.Verb == "update" {
+			it.write.Operation, write = admissionv1.Update, "an update"
 		}
-		remember(ev.RequestObject)
-	case "update":
-		it.write.Operation = admissionv1.Update
-		object = eventObject(ev.RequestObject)
 		if object == nil {
-			return auditItem{}, "an update logged without its object (the audit policy's level is Metadata)", true
+			return auditItem{}, write + " logged without its object (the audit policy's level is Metadata)", true
 		}
 		remember(ev.RequestObject)
 	case "patch":
