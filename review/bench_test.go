@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -25,6 +24,7 @@ import (
 
 	"github.com/admitkit/admit/certs"
 	"github.com/admitkit/admit/dispatch/config"
+	"github.com/admitkit/admit/internal/loopback"
 	"github.com/admitkit/admit/webhook"
 )
 
@@ -251,18 +251,7 @@ func serveReviewWebhook(b testing.TB) []*admissionregistrationv1.MutatingWebhook
 	}); err != nil {
 		b.Fatal(err)
 	}
-	dir := b.TempDir()
-	ca, err := certs.NewCA("admit review benchmark", time.Hour)
-	if err != nil {
-		b.Fatal(err)
-	}
-	kp, err := ca.IssueServing(certs.ServingOptions{IPs: []net.IP{net.IPv4(127, 0, 0, 1)}, ValidFor: time.Hour})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := certs.WriteFiles(dir, ca, kp); err != nil {
-		b.Fatal(err)
-	}
+	dir, caPEM := loopback.Certs(b, "admit review benchmark")
 	server, err := webhook.NewServer(webhook.ServerOptions{
 		Addr: "127.0.0.1:0", CertFile: filepath.Join(dir, certs.CertFileName), KeyFile: filepath.Join(dir, certs.KeyFileName),
 		Handler: registry, GracePeriod: 5 * time.Second,
@@ -283,7 +272,7 @@ func serveReviewWebhook(b testing.TB) []*admissionregistrationv1.MutatingWebhook
 		}
 	})
 	mutating, _, err := registry.Configurations(webhook.ConfigOptions{
-		Name: "admit-review-bench", ClientConfig: webhook.ClientConfig{URL: "https://" + server.Addr().String(), CABundle: ca.CertPEM()},
+		Name: "admit-review-bench", ClientConfig: webhook.ClientConfig{URL: "https://" + server.Addr().String(), CABundle: caPEM},
 	})
 	if err != nil {
 		b.Fatal(err)

@@ -5,18 +5,17 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"net"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/admitkit/admit/certs"
 	"github.com/admitkit/admit/examples/quickstart"
+	"github.com/admitkit/admit/internal/loopback"
 	"github.com/admitkit/admit/webhook"
 )
 
@@ -34,18 +33,7 @@ func serveQuickstart(t *testing.T) string {
 // returns their base URL and the CA that signed the server's certificate.
 func startQuickstart(t *testing.T) (url string, caPEM []byte) {
 	t.Helper()
-	dir := t.TempDir()
-	ca, err := certs.NewCA("review-test", time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kp, err := ca.IssueServing(certs.ServingOptions{IPs: []net.IP{net.IPv4(127, 0, 0, 1)}, ValidFor: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := certs.WriteFiles(dir, ca, kp); err != nil {
-		t.Fatal(err)
-	}
+	dir, caPEM := loopback.Certs(t, "review-test")
 	registry, err := quickstart.NewRegistry(webhook.HTTPOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +50,7 @@ func startQuickstart(t *testing.T) (url string, caPEM []byte) {
 	done := make(chan error, 1)
 	go func() { done <- server.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
-	return "https://" + server.Addr().String(), ca.CertPEM()
+	return "https://" + server.Addr().String(), caPEM
 }
 
 // writeQuickstartConfig writes the quickstart's configurations calling url, with caBundle (none

@@ -15,6 +15,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/admitkit/admit/internal/loopback"
 )
 
 // TestControllerRuntimeMountBehindTheAPIServer runs contrib/controllerruntime's example, an
@@ -26,7 +28,7 @@ func TestControllerRuntimeMountBehindTheAPIServer(t *testing.T) {
 	ns, selector := newNamespace(t, "contrib")
 
 	bin := labellerPath
-	dir, _ := loopbackCerts(t, "admit-e2e-contrib")
+	dir, _ := loopback.Certs(t, "admit-e2e-contrib")
 	port := freePort(t)
 	url := "https://127.0.0.1:" + strconv.Itoa(port)
 

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/rand"
 
 	"github.com/admitkit/admit/certs"
+	"github.com/admitkit/admit/internal/loopback"
 	"github.com/admitkit/admit/webhook"
 )
 
@@ -29,7 +30,7 @@ type servedWebhooks struct {
 // serveWebhooks runs handler in a webhook.Server with a fresh CA until the test ends.
 func serveWebhooks(t *testing.T, handler *webhook.Registry) servedWebhooks {
 	t.Helper()
-	dir, caBundle := loopbackCerts(t, "admit-e2e")
+	dir, caBundle := loopback.Certs(t, "admit-e2e")
 	server, err := webhook.NewServer(webhook.ServerOptions{
 		Addr: "127.0.0.1:0", CertFile: filepath.Join(dir, certs.CertFileName), KeyFile: filepath.Join(dir, certs.KeyFileName),
 		Handler: handler, GracePeriod: 5 * time.Second,
@@ -39,25 +40,6 @@ func serveWebhooks(t *testing.T, handler *webhook.Registry) servedWebhooks {
 	}
 	runServer(t, server)
 	return servedWebhooks{URL: "https://" + server.Addr().String(), CABundle: caBundle}
-}
-
-// loopbackCerts writes a fresh CA and a serving certificate for 127.0.0.1, valid for an hour,
-// into a temporary directory (ca.crt, tls.crt, tls.key) and returns it with the CA's PEM.
-func loopbackCerts(tb testing.TB, commonName string) (dir string, caBundle []byte) {
-	tb.Helper()
-	ca, err := certs.NewCA(commonName, time.Hour)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	kp, err := ca.IssueServing(certs.ServingOptions{IPs: []net.IP{net.IPv4(127, 0, 0, 1)}, ValidFor: time.Hour})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	dir = tb.TempDir()
-	if err := certs.WriteFiles(dir, ca, kp); err != nil {
-		tb.Fatal(err)
-	}
-	return dir, ca.CertPEM()
 }
 
 // runServer binds server and serves until the test ends, then checks it stopped cleanly.

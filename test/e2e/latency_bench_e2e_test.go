@@ -27,6 +27,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/admitkit/admit/certs"
+	"github.com/admitkit/admit/internal/loopback"
 	"github.com/admitkit/admit/webhook"
 )
 
@@ -260,7 +261,7 @@ func (latencyValidator) ValidateDelete(context.Context, *webhook.Request, *corev
 // benchmark ends, and returns its URL and CA.
 func serveLatencyWebhooks(b *testing.B, registry *webhook.Registry) (string, []byte) {
 	b.Helper()
-	dir, caBundle := loopbackCerts(b, "admit-latency")
+	dir, caBundle := loopback.Certs(b, "admit-latency")
 	server, err := webhook.NewServer(webhook.ServerOptions{
 		Addr: "127.0.0.1:0", CertFile: filepath.Join(dir, certs.CertFileName), KeyFile: filepath.Join(dir, certs.KeyFileName),
 		Handler: registry, GracePeriod: 10 * time.Second,
@@ -290,7 +291,7 @@ func serveLatencyWebhooks(b *testing.B, registry *webhook.Registry) (string, []b
 // search. Any mutating webhook costs the apiserver at least what this one does.
 func serveLatencyFloor(b *testing.B) (string, []byte) {
 	b.Helper()
-	dir, caBundle := loopbackCerts(b, "admit-latency-floor")
+	dir, caBundle := loopback.Certs(b, "admit-latency-floor")
 	cert, err := tls.LoadX509KeyPair(filepath.Join(dir, certs.CertFileName), filepath.Join(dir, certs.KeyFileName))
 	if err != nil {
 		b.Fatal(err)
