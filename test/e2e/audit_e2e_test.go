@@ -9,8 +9,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -447,17 +445,7 @@ func startAdmitServe(t *testing.T, dir string) []byte {
 			t.Logf("admit serve's log:\n%s", stderr.String())
 		}
 	})
-	eventually(t, "admit serve to be ready", func() error {
-		resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(healthPort) + "/readyz")
-		if err != nil {
-			return err
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("readyz %d", resp.StatusCode)
-		}
-		return nil
-	})
+	waitServeReady(t, healthPort)
 	return configs
 }
 

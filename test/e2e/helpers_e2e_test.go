@@ -4,8 +4,11 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"net"
+	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -130,4 +133,20 @@ func freePort(t *testing.T) int {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// waitServeReady waits until the `admit serve` whose health port is healthPort answers /readyz.
+func waitServeReady(t *testing.T, healthPort int) {
+	t.Helper()
+	eventually(t, "admit serve to be ready", func() error {
+		resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(healthPort) + "/readyz")
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("readyz %d", resp.StatusCode)
+		}
+		return nil
+	})
 }

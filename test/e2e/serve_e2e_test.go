@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,17 +69,7 @@ func TestServeBuiltinWebhooks(t *testing.T) {
 	exited := make(chan error, 1)
 	go func() { exited <- serve.Wait() }()
 	t.Cleanup(func() { _ = serve.Process.Kill() })
-	eventually(t, "admit serve to be ready", func() error {
-		resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(healthPort) + "/readyz")
-		if err != nil {
-			return err
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("readyz %d", resp.StatusCode)
-		}
-		return nil
-	})
+	waitServeReady(t, healthPort)
 	eventually(t, "the configurations to take effect", func() error {
 		_, err := env.Client.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "marker"}}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		if err == nil || !strings.Contains(err.Error(), "configmaps.required-labels.admit.dev") {
