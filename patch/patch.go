@@ -26,6 +26,48 @@ type Operation struct {
 	Value json.RawMessage `json:"value,omitempty"`
 }
 
+// UnmarshalJSON reads an operation as kube-apiserver's patch library reads one: member names
+// match exactly, the last of repeated members counts, and an operation without "op" or
+// "path", or a move or copy without "from", is refused. RFC 6902 requires them; read as empty
+// strings instead, a missing path would stand for the whole document.
+func (o *Operation) UnmarshalJSON(data []byte) error {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(data, &members); err != nil {
+		return err
+	}
+	if members == nil {
+		return fmt.Errorf("patch operation is null, not an object")
+	}
+	var op Operation
+	if err := stringMember(members, "op", &op.Op, true); err != nil {
+		return err
+	}
+	if err := stringMember(members, "path", &op.Path, true); err != nil {
+		return fmt.Errorf("%s operation: %w", op.Op, err)
+	}
+	if err := stringMember(members, "from", &op.From, op.Op == OpMove || op.Op == OpCopy); err != nil {
+		return fmt.Errorf("%s operation: %w", op.Op, err)
+	}
+	op.Value = members["value"]
+	*o = op
+	return nil
+}
+
+// stringMember reads the string member name into dst; required says its absence is an error.
+func stringMember(members map[string]json.RawMessage, name string, dst *string, required bool) error {
+	raw, ok := members[name]
+	if !ok || string(raw) == "null" { // the patch library takes a null member for a missing one
+		if required {
+			return fmt.Errorf("missing %q", name)
+		}
+		return nil
+	}
+	if err := json.Unmarshal(raw, dst); err != nil {
+		return fmt.Errorf("%q: %w", name, err)
+	}
+	return nil
+}
+
 // Patch is an RFC 6902 JSON Patch: operations applied in order.
 type Patch []Operation
 

@@ -3,6 +3,7 @@ package patch
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -79,4 +80,47 @@ func TestOperationRoundTrip(t *testing.T) {
 	if diff := cmp.Diff(in, out); diff != "" {
 		t.Errorf("round trip mismatch (-in +out):\n%s", diff)
 	}
+}
+
+// An operation is read as kube-apiserver's patch library reads it: what it refuses for a missing
+// member is refused, and names match exactly.
+func TestOperationUnmarshalJSON(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		want    Operation
+		wantErr string
+	}{
+		{in: `{"op":"add","path":"/a","value":{"b": 1}}`, want: Operation{Op: OpAdd, Path: "/a", Value: json.RawMessage(`{"b": 1}`)}},
+		{in: `{"op":"replace","path":"","value":null}`, want: Operation{Op: OpReplace, Value: json.RawMessage(`null`)}},
+		{in: `{"op":"remove","path":"/a"}`, want: Operation{Op: OpRemove, Path: "/a"}},
+		{in: `{"op":"move","from":"/a","path":"/b"}`, want: Operation{Op: OpMove, Path: "/b", From: "/a"}},
+		{in: `{"op":"add","path":"/a","path":"/b"}`, want: Operation{Op: OpAdd, Path: "/b"}},
+		{in: `{"op":"replace","value":{}}`, wantErr: `replace operation: missing "path"`},
+		{in: `{"op":"replace","path":null,"value":{}}`, wantErr: `replace operation: missing "path"`},
+		{in: `{"op":"replace","Path":"/a","value":{}}`, wantErr: `replace operation: missing "path"`},
+		{in: `{"path":"/a"}`, wantErr: `missing "op"`},
+		{in: `{"op":"copy","path":"/a"}`, wantErr: `copy operation: missing "from"`},
+		{in: `{"op":"add","path":3}`, wantErr: `add operation: "path": json: cannot unmarshal number into Go value of type string`},
+		{in: `null`, wantErr: "patch operation is null, not an object"},
+		{in: `[]`, wantErr: "json: cannot unmarshal array into Go value of type map[string]json.RawMessage"},
+	} {
+		var got Operation
+		err := json.Unmarshal([]byte(tc.in), &got)
+		if fmt.Sprint(err) != fmt.Sprint(errorOrNil(tc.wantErr)) {
+			t.Errorf("%s: error %v, want %v", tc.in, err, errorOrNil(tc.wantErr))
+			continue
+		}
+		if err == nil {
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", tc.in, diff)
+			}
+		}
+	}
+}
+
+func errorOrNil(text string) error {
+	if text == "" {
+		return nil
+	}
+	return errors.New(text)
 }
