@@ -54,6 +54,10 @@ type Config struct {
 	// created object; default random UUIDs.
 	Now    func() time.Time
 	NewUID func(req *engine.Request) string
+
+	// beforeSchemaListing, when set, runs as a mutating policy plugin starts listing the API's
+	// OpenAPI schemas: tests slow the listing with it.
+	beforeSchemaListing func()
 }
 
 // Chain is kube-apiserver's admission path around the webhooks: its Steps go into an
@@ -137,7 +141,7 @@ func New(ctx context.Context, cfg Config) (*Chain, error) {
 		if err != nil {
 			return fail(err)
 		}
-		deps := policyDeps{codec: c, interfaces: newObjectInterfaces(c.scheme, custom, mapper), restMapper: restMapper, schemas: newAPISchemas(cfg.CRDs), clusters: &ch.policyClusters,
+		deps := policyDeps{codec: c, interfaces: newObjectInterfaces(c.scheme, custom, mapper), restMapper: restMapper, schemas: newAPISchemas(cfg.CRDs, cfg.beforeSchemaListing), clusters: &ch.policyClusters,
 			dynamic: func(objects []runtime.Object) (dynamic.Interface, error) {
 				return newDynamicClient(append(objects, customObjects...), restMapper)
 			}}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	crdopenapi "k8s.io/apiextensions-apiserver/pkg/controller/openapi/builder"
@@ -35,10 +36,14 @@ type apiSchemas struct {
 
 	mu   sync.Mutex
 	docs map[schema.GroupVersion][]byte
+
+	// beforeListing, when set, runs as a client starts listing the documents: tests slow the
+	// listing with it.
+	beforeListing func()
 }
 
-func newAPISchemas(crds []*apiextensionsv1.CustomResourceDefinition) *apiSchemas {
-	return &apiSchemas{crds: crds, docs: map[schema.GroupVersion][]byte{}}
+func newAPISchemas(crds []*apiextensionsv1.CustomResourceDefinition, beforeListing func()) *apiSchemas {
+	return &apiSchemas{crds: crds, docs: map[schema.GroupVersion][]byte{}, beforeListing: beforeListing}
 }
 
 // builtinSchemas builds the schemas of the kinds the apiserver serves, and of what they refer
@@ -112,11 +117,24 @@ func (a *apiSchemas) document(gv schema.GroupVersion) ([]byte, error) {
 
 // client is an openapi.Client serving the documents: every group version of the scheme and of
 // the CRDs.
-func (a *apiSchemas) client() openapi.Client { return schemaClient{a} }
+func (a *apiSchemas) client() *schemaClient {
+	return &schemaClient{schemas: a, listed: make(chan struct{})}
+}
 
-type schemaClient struct{ schemas *apiSchemas }
+type schemaClient struct {
+	schemas *apiSchemas
+	// listed is closed once Paths has answered. The mutating policy plugin lists the documents
+	// in the background as it starts, and knows no kind's schema until it has.
+	listed     chan struct{}
+	listedOnce sync.Once
+	// listedAt is when Paths first answered; read after listed is closed.
+	listedAt time.Time
+}
 
-func (c schemaClient) Paths() (map[string]openapi.GroupVersion, error) {
+func (c *schemaClient) Paths() (map[string]openapi.GroupVersion, error) {
+	if c.schemas.beforeListing != nil {
+		c.schemas.beforeListing()
+	}
 	scheme, _ := kubeScheme()
 	paths := map[string]openapi.GroupVersion{}
 	add := func(gv schema.GroupVersion) {
@@ -134,6 +152,10 @@ func (c schemaClient) Paths() (map[string]openapi.GroupVersion, error) {
 			add(schema.GroupVersion{Group: crd.Spec.Group, Version: v.Name})
 		}
 	}
+	c.listedOnce.Do(func() {
+		c.listedAt = time.Now()
+		close(c.listed)
+	})
 	return paths, nil
 }
 

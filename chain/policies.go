@@ -48,6 +48,8 @@ type policyBinding struct {
 	definition      generic.PolicyAccessor
 	bindingAccessor generic.BindingAccessor
 	matcher         generic.PolicyMatcher
+	// schemas is the OpenAPI client of a mutating binding's plugin.
+	schemas *schemaClient
 }
 
 // policyPlugins are the policy bindings of one kind, in order.
@@ -56,10 +58,10 @@ type policyPlugins struct {
 	bindings   []*policyBinding
 	codec      *codec
 	interfaces admission.ObjectInterfaces
-	// ready waits, once, until every plugin has compiled its policy. It runs at the first
-	// admission rather than when the chain is built: the plugins compile in the background, and
-	// the plugins' own wait for that looks every 100 ms, so by the first admission there is
-	// usually nothing left to wait for.
+	// ready waits, once, until every plugin has compiled its policy and every mutating one has
+	// listed the API's schemas. It runs at the first admission rather than when the chain is
+	// built: the plugins do both in the background, and the plugins' own wait looks every
+	// 100 ms, so by the first admission there is usually nothing left to wait for.
 	ready func() error
 }
 
@@ -138,7 +140,7 @@ func newPolicyPlugins(ctx context.Context, mutating bool, policies, state []runt
 		if err != nil {
 			return nil, fmt.Errorf("binding %q of policy %q: %w", p.name[1], p.name[0], err)
 		}
-		b.plugin, b.matcher = plugin.plugin, plugin.matcher
+		b.plugin, b.matcher, b.schemas = plugin.plugin, plugin.matcher, plugin.schemas
 		ready = append(ready, wait)
 		switch o := p.policy.(type) {
 		case *admissionregistrationv1.ValidatingAdmissionPolicy:
@@ -249,7 +251,7 @@ func (p *policyPlugins) run(ctx context.Context, at *engine.Attributes) error {
 			before = obj.DeepCopyObject()
 		}
 		if p.mutating {
-			err = b.plugin.(admission.MutationInterface).Admit(callCtx, attrs, p.interfaces)
+			err = b.admit(callCtx, attrs, p.interfaces)
 		} else {
 			err = b.plugin.(admission.ValidationInterface).Validate(callCtx, attrs, p.interfaces)
 		}
@@ -287,6 +289,41 @@ func (p *policyPlugins) run(ctx context.Context, at *engine.Attributes) error {
 		at.SetObject(out)
 	}
 	return first
+}
+
+const (
+	// schemaListingTimeout bounds the wait for a mutating policy plugin's first listing of the
+	// API's schemas, as client-go bounds the wait for its informers.
+	schemaListingTimeout = 10 * time.Second
+	// schemaSettling is how long after that listing the plugin may still not know a schema it
+	// lists: it records the listing a moment after it is answered.
+	schemaSettling = time.Second
+)
+
+// admit calls the binding's mutating plugin. The plugin records the schemas it has listed a
+// moment after the listing is answered (the first admission waits for the answer), and refuses
+// a mutation whose kind it knows no schema of with ServiceUnavailable: a refusal in that moment
+// is the plugin starting, not the cluster's answer, and the call is made again. The refusal comes
+// before any mutation is applied, so the call is made again on the same object.
+func (b *policyBinding) admit(ctx context.Context, attrs admission.Attributes, o admission.ObjectInterfaces) error {
+	for {
+		err := b.plugin.(admission.MutationInterface).Admit(ctx, attrs, o)
+		if err == nil || !isSchemaNotKnown(err) || time.Since(b.schemas.listedAt) > schemaSettling {
+			return err
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// isSchemaNotKnown is the mutating policy plugin's refusal of a kind whose schema it does not
+// know.
+func isSchemaNotKnown(err error) bool {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) || !apierrors.IsServiceUnavailable(err) {
+		return false
+	}
+	message := status.Status().Message
+	return strings.HasPrefix(message, "Resource kind ") && strings.Contains(message, " not found. There can be a delay between when CustomResourceDefinitions are created")
 }
 
 // matches says why a binding does not apply to the request, or "" when it does: the policy's

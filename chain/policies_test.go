@@ -2,15 +2,21 @@ package chain
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/admission"
 	"sigs.k8s.io/yaml"
 
 	"github.com/admitkit/admit/dispatch"
@@ -262,5 +268,123 @@ func TestInertPoliciesHaveRows(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("inert rows (-want +got):\n%s", diff)
+	}
+}
+
+// stampPolicy is a MutatingAdmissionPolicy, and its binding, setting data.stamped on ConfigMaps
+// created.
+func stampPolicy(t *testing.T) []runtime.Object {
+	t.Helper()
+	var policy admissionregistrationv1.MutatingAdmissionPolicy
+	var binding admissionregistrationv1.MutatingAdmissionPolicyBinding
+	for doc, into := range map[string]any{`
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: stamp}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}
+  failurePolicy: Fail
+  reinvocationPolicy: Never
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: 'Object{data: Object.data{stamped: "yes"}}'
+`: &policy, `
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: stamp-binding}
+spec: {policyName: stamp}
+`: &binding} {
+		if err := yaml.UnmarshalStrict([]byte(doc), into); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return []runtime.Object{&policy, &binding}
+}
+
+// The mutating policy plugin lists the API's schemas in the background as it starts and refuses
+// every mutation until it has them; the chain's first admission is one of a cluster that has
+// been running, so it waits for the listing however long that takes.
+func TestMutatingPolicyFirstAdmissionWaitsForSchemas(t *testing.T) {
+	c := newChain(t, Config{
+		Objects:             stampPolicy(t),
+		beforeSchemaListing: func() { time.Sleep(300 * time.Millisecond) },
+	})
+	d := newDispatcher(t, c, dispatch.Options{})
+	res, err := d.Admit(context.Background(), request(t, schema.GroupVersionResource{Version: "v1", Resource: "configmaps"},
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: default}\ndata: {a: '1'}\n", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Allowed {
+		t.Fatalf("rejected: %+v", res.Status)
+	}
+	var got struct {
+		Data map[string]string `json:"data"`
+	}
+	if err := json.Unmarshal(res.Object, &got); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]string{"a": "1", "stamped": "yes"}, got.Data); diff != "" {
+		t.Errorf("data (-want +got):\n%s", diff)
+	}
+}
+
+func TestIsSchemaNotKnown(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"the plugin's refusal", apierrors.NewServiceUnavailable("Resource kind /v1, Kind=ConfigMap not found. There can be a delay between when CustomResourceDefinitions are created and when they are available."), true},
+		{"wrapped", fmt.Errorf("policy: %w", apierrors.NewServiceUnavailable("Resource kind apps/v1, Kind=Deployment not found. There can be a delay between when CustomResourceDefinitions are created and when they are available.")), true},
+		{"another unavailable", apierrors.NewServiceUnavailable("etcd is down"), false},
+		{"the same words, another status", apierrors.NewInternalError(errors.New("Resource kind /v1, Kind=ConfigMap not found. There can be a delay between when CustomResourceDefinitions are created")), false},
+		{"no error", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := isSchemaNotKnown(tc.err); got != tc.want {
+				t.Errorf("isSchemaNotKnown(%v) = %v, want %v", tc.err, got, tc.want)
+			}
+		})
+	}
+}
+
+// refusingPlugin refuses its first refusals calls as the mutating policy plugin refuses a kind
+// whose schema it has not recorded yet.
+type refusingPlugin struct {
+	refusals, calls int
+}
+
+func (p *refusingPlugin) Handles(admission.Operation) bool { return true }
+
+func (p *refusingPlugin) Admit(context.Context, admission.Attributes, admission.ObjectInterfaces) error {
+	p.calls++
+	if p.calls <= p.refusals {
+		return apierrors.NewServiceUnavailable("Resource kind /v1, Kind=ConfigMap not found. There can be a delay between when CustomResourceDefinitions are created and when they are available.")
+	}
+	return nil
+}
+
+func TestMutatingBindingCallsAgainWhileSchemasSettle(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		listedAgo time.Duration
+		wantCalls int
+		wantErr   bool
+	}{
+		{"just listed: called until the plugin knows the schema", 0, 3, false},
+		{"listed long ago: the refusal is the answer", 2 * schemaSettling, 1, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plugin := &refusingPlugin{refusals: 2}
+			b := &policyBinding{plugin: plugin, schemas: &schemaClient{listedAt: time.Now().Add(-tc.listedAgo)}}
+			err := b.admit(context.Background(), nil, nil)
+			if (err != nil) != tc.wantErr || plugin.calls != tc.wantCalls {
+				t.Errorf("admit: error %v after %d calls, want error %v after %d calls", err, plugin.calls, tc.wantErr, tc.wantCalls)
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package chain
 import (
 	"context"
 	"fmt"
+	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -44,6 +45,8 @@ type policyDeps struct {
 type initializedPolicy struct {
 	plugin  admission.Interface
 	matcher generic.PolicyMatcher
+	// schemas is the OpenAPI client the plugin lists the API's schemas with.
+	schemas *schemaClient
 }
 
 // plugin initializes kube-apiserver's policy plugin on a cluster of its own holding objects.
@@ -57,7 +60,8 @@ func (d policyDeps) plugin(ctx context.Context, mutating bool, objects []runtime
 	if err != nil {
 		return nil, nil, err
 	}
-	client := schemaClientset{Interface: state.client, discovery: schemaDiscovery{DiscoveryInterface: state.client.Discovery(), openapi: d.schemas.client()}}
+	schemas := d.schemas.client()
+	client := schemaClientset{Interface: state.client, discovery: schemaDiscovery{DiscoveryInterface: state.client.Discovery(), openapi: schemas}}
 	registry := admission.NewPlugins()
 	name := validatingpolicy.PluginName
 	if mutating {
@@ -100,9 +104,20 @@ func (d policyDeps) plugin(ctx context.Context, mutating bool, objects []runtime
 		if ok && !ready.WaitForReady() {
 			return fmt.Errorf("admission plugin %s did not read its policies", name)
 		}
-		return nil
+		if !mutating {
+			return nil
+		}
+		// The mutating plugin also lists the API's schemas in the background as it starts, and
+		// until then refuses every mutation with ServiceUnavailable: a cluster that has been
+		// running is past that point.
+		select {
+		case <-schemas.listed:
+			return nil
+		case <-time.After(schemaListingTimeout):
+			return fmt.Errorf("admission plugin %s did not list the API's OpenAPI schemas within %v", name, schemaListingTimeout)
+		}
 	}
-	return &initializedPolicy{plugin: plugin, matcher: matcher}, wait, nil
+	return &initializedPolicy{plugin: plugin, matcher: matcher, schemas: schemas}, wait, nil
 }
 
 // policyExclusions gives the policy plugins the resources kube-apiserver excludes from admission

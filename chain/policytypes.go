@@ -82,7 +82,7 @@ func NewPolicyTypeChecker(crds []*apiextensionsv1.CustomResourceDefinition) (*Po
 		return nil, err
 	}
 	kube, _ := kubeScheme()
-	custom := &resolver.ClientDiscoveryResolver{Discovery: schemaDiscovery{openapi: newAPISchemas(crds).client()}}
+	custom := &resolver.ClientDiscoveryResolver{Discovery: schemaDiscovery{openapi: newAPISchemas(crds, nil).client()}}
 	schemas := resolver.NewDefinitionsSchemaResolver(generatedopenapi.GetOpenAPIDefinitions, kube).Combine(custom)
 	env, err := environment.MustBaseEnvSet(matchconditions.CompatibilityVersion()).Env(environment.StoredExpressions)
 	if err != nil {
