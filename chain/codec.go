@@ -419,7 +419,7 @@ func (c *codec) Patched(_ context.Context, kind schema.GroupVersionKind, before,
 	if err != nil {
 		return nil, false, apierrors.NewInternalError(err)
 	}
-	changed := !apiequality.Semantic.DeepEqual(previous, next)
+	changed := !semanticallyEqual(previous, next)
 	c.scheme.Default(next)
 	out, err := json.Marshal(next)
 	if err != nil {

@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"sort"
 	"sync"
 
 	admissionv1 "k8s.io/api/admission/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -419,15 +417,6 @@ func (a *watchedAttributes) GetObject() runtime.Object {
 func (a *watchedAttributes) taken() (before runtime.Object, asked bool) {
 	a.once.Do(func() {}) // orders a GetObject still running before the answer
 	return a.before, a.asked
-}
-
-// semanticallyEqual is apiequality.Semantic.DeepEqual: reflect.DeepEqual first, which is
-// faster and stricter (every type Semantic compares by a function of its own — Quantity, Time,
-// MicroTime, FieldsV1, label and field selectors — is equal to itself by that function; nil
-// and empty slices and maps, which Semantic takes as equal, differ for it), so that true from
-// it is Semantic's answer; false is asked of Semantic.
-func semanticallyEqual(before, after runtime.Object) bool {
-	return reflect.DeepEqual(before, after) || apiequality.Semantic.DeepEqual(before, after)
 }
 
 // decodedOptions are the request's options decoded once for an admission's plugins.

@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
 	api "k8s.io/kubernetes/pkg/apis/core"
@@ -184,33 +183,5 @@ metadata: {name: settings, namespace: default}
 	// CONNECT has no options.
 	if got, err := operationOptions(&engine.Request{Operation: admissionv1.Connect}); got != nil || err != nil {
 		t.Errorf("CONNECT options %v, %v; want none", got, err)
-	}
-}
-
-// semanticallyEqual answers as apiequality.Semantic.DeepEqual does, in both directions of its
-// shortcut.
-func TestSemanticallyEqual(t *testing.T) {
-	pod := func(change func(*api.Pod)) runtime.Object {
-		p := &api.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Labels: map[string]string{"a": "b"}},
-			Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "i"}}}}
-		if change != nil {
-			change(p)
-		}
-		return p
-	}
-	for _, c := range []struct {
-		name string
-		x, y runtime.Object
-		want bool
-	}{
-		{"same", pod(nil), pod(nil), true},
-		{"nil and empty map", pod(nil), pod(func(p *api.Pod) { p.Annotations = map[string]string{} }), true},
-		{"nil and empty slice", pod(nil), pod(func(p *api.Pod) { p.Spec.Volumes = []api.Volume{} }), true},
-		{"label", pod(nil), pod(func(p *api.Pod) { p.Labels["a"] = "c" }), false},
-		{"image", pod(nil), pod(func(p *api.Pod) { p.Spec.Containers[0].Image = "j" }), false},
-	} {
-		if got := semanticallyEqual(c.x, c.y); got != c.want {
-			t.Errorf("%s: %v, want %v", c.name, got, c.want)
-		}
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -273,7 +272,7 @@ func (p *policyPlugins) run(ctx context.Context, at *engine.Attributes) error {
 			if first == nil {
 				first = err
 			}
-		case p.mutating && obj != nil && !apiequality.Semantic.DeepEqual(before, obj):
+		case p.mutating && obj != nil && !semanticallyEqual(before, obj):
 			changed = true
 			at.Record(p.row(b, engine.OutcomePatched, "", elapsed))
 		default:
