@@ -65,34 +65,15 @@ func valuesEqual(x, y reflect.Value) bool {
 		}
 		return valuesEqual(x.Elem(), y.Elem())
 	case reflect.Slice:
-		if emptyX, emptyY := x.Len() == 0, y.Len() == 0; emptyX || emptyY {
-			return emptyX == emptyY
-		}
-		if x.Len() != y.Len() {
-			return false
-		}
-		if x.Pointer() == y.Pointer() {
-			return true
+		if equal, decided := lengthsDecide(x, y); decided {
+			return equal
 		}
 		if t == reflect.TypeFor[[]byte]() {
 			return string(x.Bytes()) == string(y.Bytes())
 		}
-		for i, n := 0, x.Len(); i < n; i++ {
-			if !valuesEqual(x.Index(i), y.Index(i)) {
-				return false
-			}
-		}
-		return true
+		return elementsEqual(x, y)
 	case reflect.Array:
-		if sameAddress(x, y) {
-			return true
-		}
-		for i, n := 0, x.Len(); i < n; i++ {
-			if !valuesEqual(x.Index(i), y.Index(i)) {
-				return false
-			}
-		}
-		return true
+		return sameAddress(x, y) || elementsEqual(x, y)
 	case reflect.Map:
 		return mapsEqual(t, x, y)
 	case reflect.Func:
@@ -138,14 +119,8 @@ func specialStructsEqual(t reflect.Type, x, y reflect.Value) (equal, special boo
 // value in y. The maps API objects hold most (labels, annotations, resource lists) are compared
 // as Go maps, which needs no copy of each key and value.
 func mapsEqual(t reflect.Type, x, y reflect.Value) bool {
-	if emptyX, emptyY := x.Len() == 0, y.Len() == 0; emptyX || emptyY {
-		return emptyX == emptyY
-	}
-	if x.Len() != y.Len() {
-		return false
-	}
-	if x.Pointer() == y.Pointer() {
-		return true
+	if equal, decided := lengthsDecide(x, y); decided {
+		return equal
 	}
 	if x.CanInterface() && y.CanInterface() {
 		switch t {
@@ -169,6 +144,31 @@ func mapsEqual(t reflect.Type, x, y reflect.Value) bool {
 	}
 	for it := x.MapRange(); it.Next(); {
 		if !valuesEqual(it.Value(), y.MapIndex(it.Key())) {
+			return false
+		}
+	}
+	return true
+}
+
+// lengthsDecide answers for two slices or two maps where their lengths or their memory decide:
+// nil and empty are equal, different lengths are not, and the same memory is.
+func lengthsDecide(x, y reflect.Value) (equal, decided bool) {
+	if emptyX, emptyY := x.Len() == 0, y.Len() == 0; emptyX || emptyY {
+		return emptyX == emptyY, true
+	}
+	if x.Len() != y.Len() {
+		return false, true
+	}
+	if x.Pointer() == y.Pointer() {
+		return true, true
+	}
+	return false, false
+}
+
+// elementsEqual compares two slices or arrays of the same length, element by element.
+func elementsEqual(x, y reflect.Value) bool {
+	for i, n := 0, x.Len(); i < n; i++ {
+		if !valuesEqual(x.Index(i), y.Index(i)) {
 			return false
 		}
 	}
