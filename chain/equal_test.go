@@ -11,14 +11,17 @@ import (
 	"k8s.io/apimachinery/pkg/api/apitesting/fuzzer"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metafuzzer "k8s.io/apimachinery/pkg/apis/meta/fuzzer"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/kubernetes/pkg/api/legacyscheme"
-	kubetesting "k8s.io/kubernetes/pkg/api/testing"
 	"k8s.io/kubernetes/pkg/apis/apps"
+	appsfuzzer "k8s.io/kubernetes/pkg/apis/apps/fuzzer"
 	"k8s.io/kubernetes/pkg/apis/batch"
+	batchfuzzer "k8s.io/kubernetes/pkg/apis/batch/fuzzer"
 	api "k8s.io/kubernetes/pkg/apis/core"
+	corefuzzer "k8s.io/kubernetes/pkg/apis/core/fuzzer"
 	"k8s.io/kubernetes/pkg/apis/networking"
+	networkingfuzzer "k8s.io/kubernetes/pkg/apis/networking/fuzzer"
 )
 
 func TestSemanticallyEqual(t *testing.T) {
@@ -82,7 +85,7 @@ func TestSemanticallyEqual(t *testing.T) {
 }
 
 // TestSemanticallyEqualMatchesSemantic compares with apiequality.Semantic.DeepEqual on objects
-// Kubernetes' own fuzzer fills, each against a copy with one value changed: changed in value,
+// Kubernetes' own fuzzer functions fill, each against a copy with one value changed: changed in value,
 // or only in spelling (nil for empty, a quantity or a time written otherwise).
 func TestSemanticallyEqualMatchesSemantic(t *testing.T) {
 	outcomes := map[bool]int{}
@@ -111,7 +114,9 @@ func checkSemanticallyEqual(t *testing.T, seed int64) bool {
 		func() runtime.Object { return &networking.Ingress{} },
 	}
 	rng := rand.New(rand.NewSource(seed))
-	filler := fuzzer.FuzzerFor(kubetesting.FuzzerFuncs, rand.NewSource(seed), legacyscheme.Codecs)
+	_, codecs := kubeScheme()
+	filler := fuzzer.FuzzerFor(fuzzer.MergeFuzzerFuncs(metafuzzer.Funcs, corefuzzer.Funcs, appsfuzzer.Funcs, batchfuzzer.Funcs, networkingfuzzer.Funcs),
+		rand.NewSource(seed), codecs)
 	x := kinds[rng.Intn(len(kinds))]()
 	filler.Fill(x)
 	y := x.DeepCopyObject()
