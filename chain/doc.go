@@ -20,6 +20,7 @@
 //	                 DefaultTolerationSeconds, DefaultStorageClass, RuntimeClass, ...), before the
 //	                 webhooks of each phase and reinvoked with them; ResourceQuota after the
 //	                 validating webhooks
+//	equal.go         the change test after each plugin: Semantic's equality, without allocating
 //	tokenvolume.go   the ServiceAccount plugin's token volume, named deterministically
 //	policies.go      MutatingAdmissionPolicies and ValidatingAdmissionPolicies, a binding at a
 //	                 time, with kube-apiserver's own policy plugins
@@ -27,7 +28,8 @@
 //	                 mapper, its informers synced before it reads them
 //	interfaces.go    what the plugins create, convert and default objects with, and the
 //	                 resources' equivalent versions for matchPolicy Equivalent
-//	openapi.go       the OpenAPI schemas the mutating policy plugin applies configurations with
+//	openapi.go       the OpenAPI schemas the mutating policy plugin applies configurations with,
+//	                 and when the plugin has listed them
 //	prepare.go       between the phases: the registry's strategy for the resource (strategies.go)
 //	                 — uid, creation timestamp, generated name, PrepareForCreate/ForUpdate, the
 //	                 kind's own validation (422), canonicalization
