@@ -15,7 +15,6 @@ import (
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -303,7 +302,7 @@ func (c *customResources) patched(kind schema.GroupVersionKind, before, patched 
 	if err := next.UnmarshalJSON(patched); err != nil {
 		return nil, false, apierrors.NewInternalError(err)
 	}
-	changed := !apiequality.Semantic.DeepEqual(previous, next)
+	changed := !semanticallyEqual(previous, next)
 	c.versions[kind].defaultObject(next)
 	out, err := json.Marshal(next.Object)
 	if err != nil {

@@ -13,11 +13,11 @@ import (
 
 // semanticallyEqual answers as apiequality.Semantic.DeepEqual does: nil and empty slices and
 // maps are equal, and Quantity, Time, MicroTime, FieldsV1 and label and field selectors are
-// compared by Semantic's own functions for them. It is the change test after every built-in
-// plugin that took an object, so it walks the two objects once without allocating: Semantic's
-// walk records every struct, slice and map it enters, against cycles an API object (a tree, the
-// first of the two deep-copied from the second) cannot have, and boxes every leaf to compare
-// it; that was a twentieth of an admission's allocation.
+// compared by Semantic's own functions for them. It is the chain's change test (after every
+// built-in plugin that took an object, every mutating policy, every webhook's patch), so it walks
+// the two objects once without allocating: Semantic's walk records every struct, slice and map
+// it enters, against cycles that an API object, decoded or deep-copied, cannot have, and boxes
+// every leaf to compare it; that was a twentieth of an admission's allocation.
 func semanticallyEqual(before, after runtime.Object) bool {
 	if before == nil || after == nil {
 		return before == after

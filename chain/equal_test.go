@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metafuzzer "k8s.io/apimachinery/pkg/apis/meta/fuzzer"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/kubernetes/pkg/apis/apps"
 	appsfuzzer "k8s.io/kubernetes/pkg/apis/apps/fuzzer"
@@ -33,6 +34,9 @@ func TestSemanticallyEqual(t *testing.T) {
 			change(p)
 		}
 		return p
+	}
+	custom := func(spec map[string]any) runtime.Object {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "spec": spec}}
 	}
 	var typedNil *api.Pod
 	for _, c := range []struct {
@@ -65,6 +69,10 @@ func TestSemanticallyEqual(t *testing.T) {
 			p.ManagedFields = []metav1.ManagedFieldsEntry{{FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:b":{}}`)}}}
 		}), false},
 		{"another kind", pod(nil), &api.Service{}, false},
+		{"a custom resource, nil and empty", custom(map[string]any{"tags": []any(nil)}), custom(map[string]any{"tags": []any{}}), true},
+		{"a custom resource, null and empty", custom(map[string]any{"tags": nil}), custom(map[string]any{"tags": []any{}}), false},
+		{"a custom resource changed", custom(map[string]any{"size": int64(1)}), custom(map[string]any{"size": int64(2)}), false},
+		{"a custom resource, a number's type", custom(map[string]any{"size": int64(1)}), custom(map[string]any{"size": float64(1)}), false},
 		{"nil", nil, nil, true},
 		{"nil and an object", nil, pod(nil), false},
 		{"a typed nil and nil", typedNil, nil, false},
