@@ -24,8 +24,8 @@ import (
 	runtimejson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 	"k8s.io/apiserver/pkg/registry/rest"
 
-	"github.com/admitkit/admit/dispatch/convert"
 	"github.com/admitkit/admit/engine"
+	"github.com/admitkit/admit/resources/convert"
 )
 
 // customResources is how the apiextensions apiserver reads and stores the custom resources of

@@ -23,7 +23,7 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	generatedopenapi "k8s.io/kubernetes/pkg/generated/openapi"
 
-	"github.com/admitkit/admit/dispatch/matchconditions"
+	"github.com/admitkit/admit/matchconditions"
 	"github.com/admitkit/admit/resources"
 )
 

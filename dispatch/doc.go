@@ -11,7 +11,6 @@
 //	match.go       whether a webhook is called: namespaceSelector, objectSelector, rules,
 //	               matchPolicy Equivalent, matchConditions (in the apiserver's order)
 //	namespaces.go  where namespaceSelector reads a namespace's labels
-//	conditions.go  the matchConditions compiler a program plugs in
 //	outcome.go     one webhook's call and answer, and how it ends: recorded, counted, and
 //	               decided by failurePolicy
 //	call.go        one call: dry-run and version checks, the timeout, the HTTP exchange
@@ -25,8 +24,8 @@
 //	errors.go      calling errors vs rejections, and the statuses the client sees
 //	metrics.go     the apiserver's webhook metrics on an injected registry
 //
-// What a program links is its choice: CEL matchConditions come from package matchconditions
-// (matchconditions.Compiler), namespace labels read from a live cluster from package live;
+// What a program links is its choice: CEL matchConditions come from package celconditions
+// (celconditions.Compiler), namespace labels read from a live cluster from package live;
 // this package needs neither.
 //
 // Two deliberate differences from kube-apiserver, both documented where they happen: a webhook

@@ -10,9 +10,9 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/admitkit/admit/config"
 	"github.com/admitkit/admit/dispatch"
-	"github.com/admitkit/admit/dispatch/config"
-	"github.com/admitkit/admit/dispatch/matchconditions"
+	"github.com/admitkit/admit/dispatch/celconditions"
 	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/examples/quickstart"
 	"github.com/admitkit/admit/webhook"
@@ -50,7 +50,7 @@ func Example() {
 	}
 	// matchConditions in the apiserver's CEL environment (the quickstart's sidecar webhook skips
 	// mirror pods with one).
-	d, err := dispatch.New(dispatch.Options{Mutating: set.MutatingConfigs(), Validating: set.ValidatingConfigs(), Conditions: matchconditions.Compiler(nil)})
+	d, err := dispatch.New(dispatch.Options{Mutating: set.MutatingConfigs(), Validating: set.ValidatingConfigs(), Conditions: celconditions.Compiler(nil)})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/admitkit/admit/dispatch/config"
+	"github.com/admitkit/admit/config"
 	"github.com/admitkit/admit/lint"
 )
 

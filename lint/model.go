@@ -13,8 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/admitkit/admit/dispatch/config"
-	"github.com/admitkit/admit/dispatch/matchconditions"
+	"github.com/admitkit/admit/config"
+	"github.com/admitkit/admit/matchconditions"
 )
 
 // configuration is a webhook configuration as the checks see it: mutating and validating ones

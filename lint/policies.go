@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/admitkit/admit/dispatch/config"
+	"github.com/admitkit/admit/config"
 )
 
 // PolicyChecker is what lint asks Kubernetes' own code about admission policies; package chain

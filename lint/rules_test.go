@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/admitkit/admit/dispatch/config"
+	"github.com/admitkit/admit/config"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")

@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/admitkit/admit/dispatch"
-	"github.com/admitkit/admit/dispatch/matchconditions"
+	"github.com/admitkit/admit/matchconditions"
 	"github.com/admitkit/admit/resources"
 )
 

@@ -11,10 +11,10 @@ import (
 
 	"github.com/admitkit/admit/chain"
 	"github.com/admitkit/admit/dispatch"
-	"github.com/admitkit/admit/dispatch/convert"
+	"github.com/admitkit/admit/dispatch/celconditions"
 	"github.com/admitkit/admit/dispatch/live"
-	"github.com/admitkit/admit/dispatch/matchconditions"
 	"github.com/admitkit/admit/engine"
+	"github.com/admitkit/admit/resources/convert"
 )
 
 // Admit admits every outcome's request — the chain (unless WebhooksOnly) and the dispatcher
@@ -74,7 +74,7 @@ type admitter interface {
 func (s *Session) dispatcher(ctx context.Context, outcomes []*Outcome) (_ admitter, close func(), err error) {
 	opts := dispatch.Options{
 		Mutating: s.cfg.Mutating, Validating: s.cfg.Validating, Resources: s.mapper,
-		Conditions: matchconditions.Compiler(nil), ServiceResolver: s.cfg.ServiceResolver, Transport: s.cfg.Transport,
+		Conditions: celconditions.Compiler(nil), ServiceResolver: s.cfg.ServiceResolver, Transport: s.cfg.Transport,
 		MaxRequestBodyBytes: s.cfg.APIServer.MaxRequestBodyBytes, Now: s.cfg.Now,
 	}
 	if s.cfg.WebhooksOnly {

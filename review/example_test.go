@@ -9,7 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/admitkit/admit/dispatch/config"
+	"github.com/admitkit/admit/config"
 	"github.com/admitkit/admit/examples/quickstart"
 	"github.com/admitkit/admit/review"
 	"github.com/admitkit/admit/webhook"

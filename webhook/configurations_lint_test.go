@@ -11,7 +11,7 @@ import (
 
 	"github.com/admitkit/admit/builtin"
 	"github.com/admitkit/admit/certs"
-	"github.com/admitkit/admit/dispatch/config"
+	"github.com/admitkit/admit/config"
 	"github.com/admitkit/admit/examples/operator"
 	"github.com/admitkit/admit/examples/quickstart"
 	"github.com/admitkit/admit/lint"

@@ -17,7 +17,7 @@ import (
 
 // celCompatibilityVersion is the CEL compatibility version of kube-apiserver 1.36 run with its
 // defaults (1.35): the libraries new expressions may use are those every apiserver from then on
-// understands. It is the version dispatch/matchconditions compiles with, so a condition Register
+// understands. It is the version matchconditions compiles with, so a condition Register
 // accepts is one the dispatcher, admit lint and kube-apiserver accept; a test holds the two
 // together.
 func celCompatibilityVersion() *version.Version { return version.MajorMinor(1, 35) }

@@ -9,7 +9,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/admitkit/admit/dispatch/matchconditions"
+	"github.com/admitkit/admit/matchconditions"
 )
 
 func conditions(pairs ...string) []admissionregistrationv1.MatchCondition {

@@ -38,7 +38,7 @@ func (w Webhook) rules() []admissionregistrationv1.RuleWithOperations {
 }
 
 // validateRules checks rules as kube-apiserver validates a configuration's rules
-// (internal/rulecheck, which dispatch/config checks configurations with).
+// (internal/rulecheck, which config checks configurations with).
 func validateRules(rules []admissionregistrationv1.RuleWithOperations, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for i := range rules {

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/admitkit/admit/certs"
-	"github.com/admitkit/admit/dispatch/config"
+	"github.com/admitkit/admit/config"
 	"github.com/admitkit/admit/engine"
 	cachev1 "github.com/admitkit/admit/examples/operator/api/v1"
 	cachev2 "github.com/admitkit/admit/examples/operator/api/v2"

@@ -13,7 +13,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/admitkit/admit/dispatch/config"
+	"github.com/admitkit/admit/config"
 	"github.com/admitkit/admit/review"
 )
 

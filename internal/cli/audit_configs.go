@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	admissionregistrationdefaults "k8s.io/kubernetes/pkg/apis/admissionregistration/v1"
 
-	"github.com/admitkit/admit/dispatch/config"
+	"github.com/admitkit/admit/config"
 	"github.com/admitkit/admit/resources"
 	"github.com/admitkit/admit/review"
 )

@@ -22,7 +22,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/admitkit/admit/certs"
-	"github.com/admitkit/admit/dispatch/config"
+	"github.com/admitkit/admit/config"
 )
 
 // Labels on everything `admit dev` creates, so a session's objects can be found and removed.

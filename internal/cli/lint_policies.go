@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/admitkit/admit/chain"
-	"github.com/admitkit/admit/dispatch/config"
+	"github.com/admitkit/admit/config"
 	"github.com/admitkit/admit/lint"
 	"github.com/admitkit/admit/review"
 )

@@ -12,8 +12,8 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
 	"github.com/admitkit/admit/chain"
+	"github.com/admitkit/admit/config"
 	"github.com/admitkit/admit/dispatch"
-	"github.com/admitkit/admit/dispatch/config"
 	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/review"
 )

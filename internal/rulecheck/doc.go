@@ -1,4 +1,4 @@
 // Package rulecheck validates a webhook configuration's rules as kube-apiserver does, with its
-// messages: dispatch/config checks the configurations it loads with it, and webhook checks the
+// messages: config checks the configurations it loads with it, and webhook checks the
 // rules a registration generates, so that the two can never disagree on what a rule may say.
 package rulecheck

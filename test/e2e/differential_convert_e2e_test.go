@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/admitkit/admit/dispatch/convert"
+	"github.com/admitkit/admit/resources/convert"
 )
 
 // TestDifferentialConvertMatchesAPIServer writes objects through one version of a resource and

@@ -33,12 +33,12 @@ import (
 
 	"github.com/admitkit/admit/chain"
 	"github.com/admitkit/admit/dispatch"
-	"github.com/admitkit/admit/dispatch/convert"
+	"github.com/admitkit/admit/dispatch/celconditions"
 	"github.com/admitkit/admit/dispatch/live"
-	"github.com/admitkit/admit/dispatch/matchconditions"
 	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/internal/webhooktest"
 	"github.com/admitkit/admit/resources"
+	"github.com/admitkit/admit/resources/convert"
 )
 
 // This file is the harness of the differential suite (differential_e2e_test.go): every scenario
@@ -775,7 +775,7 @@ func (r *scenarioRun) throughDispatcher(t *testing.T, generatedName string) (*ou
 		Mutating: r.mutating, Validating: r.validating,
 		Namespaces: live.Namespaces{Client: env.Client},
 		Resources:  r.mapper,
-		Conditions: matchconditions.Compiler(nil),
+		Conditions: celconditions.Compiler(nil),
 	}
 	state, err := chain.ReadCluster(ctx, env.Client, []string{r.namespace})
 	if err != nil {

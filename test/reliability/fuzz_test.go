@@ -22,8 +22,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/admitkit/admit/certs"
+	"github.com/admitkit/admit/config"
 	"github.com/admitkit/admit/dispatch"
-	"github.com/admitkit/admit/dispatch/config"
 	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/webhook/conversion"
 )

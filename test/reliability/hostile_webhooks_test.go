@@ -15,8 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/admitkit/admit/config"
 	"github.com/admitkit/admit/dispatch"
-	"github.com/admitkit/admit/dispatch/config"
 	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/internal/lockedbuf"
 )

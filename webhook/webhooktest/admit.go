@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/admitkit/admit/dispatch"
-	"github.com/admitkit/admit/dispatch/matchconditions"
+	"github.com/admitkit/admit/dispatch/celconditions"
 	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/resources"
 	"github.com/admitkit/admit/webhook"
@@ -47,7 +47,7 @@ func Admit(t T, reg *webhook.Registry, req *webhook.Request, opts AdmitOptions) 
 	}
 	d, err := dispatch.New(dispatch.Options{
 		Mutating: nonNil(mutating), Validating: nonNil(validating), Namespaces: opts.Namespaces,
-		Resources: mapper, Conditions: matchconditions.Compiler(nil), Transport: inProcess{reg},
+		Resources: mapper, Conditions: celconditions.Compiler(nil), Transport: inProcess{reg},
 	})
 	if err != nil {
 		t.Fatalf("webhooktest: the registry's configurations do not load: %v", err)

@@ -13,8 +13,8 @@ import (
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/admitkit/admit/dispatch/matchconditions"
 	"github.com/admitkit/admit/internal/rulecheck"
+	"github.com/admitkit/admit/matchconditions"
 )
 
 // The values the apiserver accepts, in the sorted order its messages list them.

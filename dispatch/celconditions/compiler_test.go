@@ -1,4 +1,4 @@
-package matchconditions_test
+package celconditions_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/admitkit/admit/dispatch"
-	"github.com/admitkit/admit/dispatch/matchconditions"
+	"github.com/admitkit/admit/dispatch/celconditions"
 	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/internal/webhooktest"
 )
@@ -36,7 +36,7 @@ func dispatcher(t *testing.T, w admissionregistrationv1.ValidatingWebhook, metri
 	t.Helper()
 	d, err := dispatch.New(dispatch.Options{
 		Validating: []*admissionregistrationv1.ValidatingWebhookConfiguration{{ObjectMeta: metav1.ObjectMeta{Name: "v"}, Webhooks: []admissionregistrationv1.ValidatingWebhook{w}}},
-		Conditions: matchconditions.Compiler(nil), Metrics: metrics,
+		Conditions: celconditions.Compiler(nil), Metrics: metrics,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +92,7 @@ func TestCompilerDrivesTheDispatcher(t *testing.T) {
 
 func TestCompileErrorsFailNew(t *testing.T) {
 	w := admissionregistrationv1.ValidatingWebhook{Name: "a.b.c", MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "c", Expression: "object.("}}}
-	_, err := dispatch.New(dispatch.Options{Conditions: matchconditions.Compiler(nil), Validating: []*admissionregistrationv1.ValidatingWebhookConfiguration{{Webhooks: []admissionregistrationv1.ValidatingWebhook{w}}}})
+	_, err := dispatch.New(dispatch.Options{Conditions: celconditions.Compiler(nil), Validating: []*admissionregistrationv1.ValidatingWebhookConfiguration{{Webhooks: []admissionregistrationv1.ValidatingWebhook{w}}}})
 	if err == nil || !strings.Contains(err.Error(), "compilation failed") {
 		t.Fatalf("New = %v, want a compilation error", err)
 	}

@@ -1,4 +1,4 @@
-package matchconditions
+package celconditions
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
 	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/matchconditions"
 )
 
 // Compiler compiles a webhook's matchConditions with kube-apiserver's CEL environment, for
@@ -14,7 +15,7 @@ import (
 // every check.
 func Compiler(authz authorizer.Authorizer) dispatch.ConditionCompiler {
 	return func(conditions []admissionregistrationv1.MatchCondition, failurePolicy *admissionregistrationv1.FailurePolicyType) (dispatch.ConditionMatcher, error) {
-		m, err := Compile(conditions)
+		m, err := matchconditions.Compile(conditions)
 		if err != nil {
 			return nil, err
 		}
@@ -24,7 +25,7 @@ func Compiler(authz authorizer.Authorizer) dispatch.ConditionCompiler {
 }
 
 type celConditions struct {
-	matcher      *Matcher
+	matcher      *matchconditions.Matcher
 	authz        authorizer.Authorizer
 	ignoreErrors bool
 }
@@ -32,9 +33,9 @@ type celConditions struct {
 // Match evaluates the conditions; with failurePolicy Ignore an evaluation error skips the
 // webhook silently, as in the apiserver (the errors are still counted).
 func (c *celConditions) Match(ctx context.Context, in dispatch.ConditionInput) (bool, int, error) {
-	res, err := c.matcher.Match(ctx, Input{Request: in.Request, Object: in.Object, OldObject: in.OldObject, Authorizer: c.authz})
+	res, err := c.matcher.Match(ctx, matchconditions.Input{Request: in.Request, Object: in.Object, OldObject: in.OldObject, Authorizer: c.authz})
 	if err != nil {
-		n := EvaluationErrors(err)
+		n := matchconditions.EvaluationErrors(err)
 		if c.ignoreErrors {
 			return false, n, nil
 		}

@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/admitkit/admit/dispatch"
-	"github.com/admitkit/admit/dispatch/convert"
+	"github.com/admitkit/admit/resources/convert"
 )
 
 // An autoscaling/v1 HorizontalPodAutoscaler as a webhook whose rule names autoscaling/v2 sees it.
