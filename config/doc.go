@@ -6,13 +6,16 @@
 // Load reads files and directories, Parse reads bytes (standard input), FromObjects takes Go
 // values. They all return a Set: the webhook configurations, and every object of another kind
 // (Deployments, Services, Namespaces, CRDs...) kept as unstructured for tools that look at a
-// webhook's surroundings. Each object remembers its Source: file, document and line, so that
-// errors read "webhooks.yaml:14: ...".
+// webhook's surroundings. Files are read by package manifest, which reads every input of admit:
+// each object remembers its Source — file, document and line — so that errors read
+// "webhooks.yaml:14: ...".
 //
 // Decisions, each made to behave like kubectl and kube-apiserver:
 //
 //   - Directories are not read recursively unless Options.Recursive is set (kubectl -R), and
-//     only their *.yaml, *.yml and *.json files are read.
+//     only their *.yaml, *.yml and *.json files are read. An input that holds no objects is an
+//     error, and so are the files of a kustomize base whose build changes them (package
+//     manifest's rules, the same for every command).
 //   - Webhook configurations are decoded strictly, always: an unknown or duplicate field is an
 //     error naming the field and its line. kubectl validates strictly by default, and a
 //     misspelt field (namespaceSelecter) would otherwise silently widen a webhook.
@@ -37,10 +40,8 @@
 //
 // # Files
 //
-//	load.go        Load: files and directories
-//	split.go       a file into YAML documents or JSON values, each with its line
-//	parse.go       Parse: documents into objects, Lists expanded, webhook configurations strict
-//	locate.go      the line of a field, for errors about List items and unknown fields
+//	load.go        Load: files and directories, read by package manifest
+//	parse.go       Parse: objects into a Set, webhook configurations decoded strictly
 //	objects.go     FromObjects: Go values
 //	set.go         Set, and Set.Validate for everything loaded
 //	defaults.go    the v1 defaults

@@ -2,9 +2,9 @@ package config
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
-	"strings"
+	"io"
+
+	"github.com/admitkit/admit/manifest"
 )
 
 // Options control Load.
@@ -14,31 +14,57 @@ type Options struct {
 	Recursive bool
 	// KeepGoing makes Load return the objects of the files that read along with the error
 	// about those that did not, so that one bad file does not hide the others (a linter
-	// reports it and goes on). A file with any problem contributes no object.
+	// reports it and goes on). A file with any problem contributes no object. Paths that do not
+	// exist and kustomize bases still return no Set.
 	KeepGoing bool
+	// Stdin is what the path "-" reads, named StdinName (default "<stdin>").
+	Stdin     io.Reader
+	StdinName string
+	// Command is what a kustomize build is piped into, in the advice given for the files of a
+	// kustomize base: "admit review -f -" by default.
+	Command string
 }
 
-// Load reads files and directories of objects (see Parse for formats and decoding). A file given
-// by path is read whatever its name; in a directory only files named *.yaml, *.yml and *.json
-// are read, in lexical order, which makes the order of the Set stable. A directory without such
-// files is not an error: the Set is empty.
+// Load reads files and directories of objects as package manifest reads them (see Parse for
+// decoding): a file given by path is read whatever its name; in a directory only files named
+// *.yaml, *.yml and *.json are read, in lexical order, which makes the order of the Set stable;
+// "-" is standard input.
 //
-// Every problem in every file is reported; on error no Set is returned, unless
+// An input that holds no objects is an error (the wrong folder, a command before a pipe that
+// failed), and so are the files of a kustomize base whose build changes them: what is applied
+// is the build. Every problem in every file is reported; on error no Set is returned, unless
 // Options.KeepGoing is set.
 func Load(opts Options, paths ...string) (*Set, error) {
+	in, err := manifest.Expand(paths, manifest.Options{Recursive: opts.Recursive, Stdin: opts.Stdin, StdinName: opts.StdinName, Command: opts.Command})
+	if err != nil {
+		return nil, err
+	}
 	set := &Set{}
 	var errs []error
-	for _, path := range paths {
-		info, err := os.Stat(path)
-		if err != nil {
-			errs = append(errs, err)
-			continue
+	check := in.KustomizeCheck()
+	for _, input := range in.List {
+		read, failed := 0, false
+		for _, f := range input.Files {
+			loaded, objects, err := loadFile(in, f)
+			if err != nil {
+				errs, failed = append(errs, err), true
+				continue
+			}
+			for _, o := range objects {
+				check.Add(o)
+			}
+			read += len(objects)
+			set.Append(loaded)
 		}
-		if info.IsDir() {
-			errs = append(errs, loadDirectory(set, path, opts.Recursive))
-			continue
+		if read == 0 && !failed {
+			errs = append(errs, input.Empty(in.Options.StdinName))
 		}
-		errs = append(errs, loadFile(set, path))
+		check.Input(input)
+	}
+	if err := check.Err(); err != nil {
+		// What is applied is the build: reading the base's files, even some of them, would
+		// answer for objects that are never installed.
+		return nil, err
 	}
 	if err := errors.Join(errs...); err != nil {
 		if opts.KeepGoing {
@@ -49,43 +75,18 @@ func Load(opts Options, paths ...string) (*Set, error) {
 	return set, nil
 }
 
-func loadDirectory(set *Set, dir string, recursive bool) error {
-	entries, err := os.ReadDir(dir)
+// loadFile reads one file into a Set, and the objects as read.
+func loadFile(in *manifest.Inputs, f manifest.File) (*Set, []manifest.Object, error) {
+	objects, err := in.ReadFile(f)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	var errs []error
-	for _, entry := range entries {
-		path := filepath.Join(dir, entry.Name())
-		switch {
-		case entry.IsDir():
-			if recursive {
-				errs = append(errs, loadDirectory(set, path, recursive))
-			}
-		case isManifest(entry.Name()):
-			errs = append(errs, loadFile(set, path))
-		}
+	p := &parser{set: &Set{}}
+	for _, o := range objects {
+		p.add(o)
 	}
-	return errors.Join(errs...)
-}
-
-func isManifest(name string) bool {
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".yaml", ".yml", ".json":
-		return true
+	if len(p.errs) > 0 {
+		return nil, nil, errors.Join(p.errs...)
 	}
-	return false
-}
-
-func loadFile(set *Set, path string) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	loaded, err := Parse(path, data)
-	if err != nil {
-		return err
-	}
-	set.Append(loaded)
-	return nil
+	return p.set, objects, nil
 }

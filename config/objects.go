@@ -55,7 +55,7 @@ func FromObjects(objects ...runtime.Object) (*Set, error) {
 			p.fail(source, err)
 			continue
 		}
-		p.addObject(content, nil, source, nil, nil, 0)
+		p.addContent(content, source)
 	}
 	if err := errors.Join(p.errs...); err != nil {
 		return nil, err

@@ -53,11 +53,11 @@ items:
 		path   string
 		want   result
 	}{
-		{"a set field", first, "webhooks[0].timeoutSeconds", result{Position{12, 3}, true, true}},
-		{"a nested field", first, "webhooks[0].clientConfig.url", result{Position{9, 5}, true, true}},
-		{"an unset field gives its webhook", first, "webhooks[0].namespaceSelector", result{Position{7, 3}, false, true}},
-		{"the second document", second, "webhooks[0].clientConfig", result{Position{21, 5}, true, true}},
-		{"an unset field of a List item", second, "webhooks[0].timeoutSeconds", result{Position{20, 5}, false, true}},
+		{"a set field", first, "webhooks[0].timeoutSeconds", result{Position{Line: 12, Column: 3}, true, true}},
+		{"a nested field", first, "webhooks[0].clientConfig.url", result{Position{Line: 9, Column: 5}, true, true}},
+		{"an unset field gives its webhook", first, "webhooks[0].namespaceSelector", result{Position{Line: 7, Column: 3}, false, true}},
+		{"the second document", second, "webhooks[0].clientConfig", result{Position{Line: 21, Column: 5}, true, true}},
+		{"an unset field of a List item", second, "webhooks[0].timeoutSeconds", result{Position{Line: 20, Column: 5}, false, true}},
 		{"no text", Source{File: "x"}, "webhooks[0]", result{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

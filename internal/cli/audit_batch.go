@@ -11,14 +11,16 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/admitkit/admit/manifest"
 	"github.com/admitkit/admit/review"
 )
 
 // auditDump reads the dump's objects and audits them a batch at a time.
-func (r *auditRun) auditDump(files []dumpFile) error {
+func (r *auditRun) auditDump(dump *manifest.Inputs) error {
 	skipped := 0
-	for _, file := range files {
-		err := eachDumpObject(file.path, file.label, func(in review.Input) error {
+	{
+		err := dump.Each(func(o manifest.Object) error {
+			in := review.Input{Source: o.Source.String(), Object: o.Object}
 			if review.IsPolicy(in.Object) || isWebhookConfiguration(in.Object) {
 				skipped++
 				r.tally.totals.Skipped++

@@ -12,6 +12,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 
+	"github.com/admitkit/admit/manifest"
 	"github.com/admitkit/admit/resources"
 	"github.com/admitkit/admit/review"
 )
@@ -64,15 +65,15 @@ func (o *auditOptions) run(cmd *cobra.Command, streams Streams) error {
 	if err != nil {
 		return err
 	}
-	r, files, cleanup, err := o.open(cmd, streams, plan)
+	r, dump, cleanup, err := o.open(cmd, streams, plan)
 	defer cleanup()
 	if err != nil {
 		return err
 	}
 	stop := r.showProgress()
 	switch {
-	case len(files) > 0:
-		err = r.auditDump(files)
+	case dump != nil:
+		err = r.auditDump(dump)
 	case o.auditLog != "":
 		err = r.auditLog()
 	default:
@@ -141,7 +142,7 @@ func (o *auditOptions) plan(ctx context.Context, streams Streams) (*auditPlan, e
 // open prepares the run: the cluster's state (from the cluster, or a first reading of the dump
 // or the log), the resources the changes can match, and both configurations' sessions and
 // streams. files are the dump's; cleanup closes what open opened, whatever its error.
-func (o *auditOptions) open(cmd *cobra.Command, streams Streams, plan *auditPlan) (r *auditRun, files []dumpFile, cleanup func(), err error) {
+func (o *auditOptions) open(cmd *cobra.Command, streams Streams, plan *auditPlan) (r *auditRun, dump *manifest.Inputs, cleanup func(), err error) {
 	var closers []func()
 	cleanup = func() {
 		for i := len(closers) - 1; i >= 0; i-- {
@@ -199,11 +200,12 @@ func (o *auditOptions) open(cmd *cobra.Command, streams Streams, plan *auditPlan
 	case len(o.files) > 0:
 		report.Source = strings.Join(o.files, ", ")
 		var remove func()
-		if files, remove, err = o.dumpFiles(streams.In); err != nil {
+		dump, remove, err = o.dumpInputs(streams.In)
+		closers = append(closers, remove)
+		if err != nil {
 			return nil, nil, cleanup, badInput(err)
 		}
-		closers = append(closers, remove)
-		if found, err = scanDump(files, plan.base, plan.proposed, plan.cluster == nil); err != nil {
+		if found, err = scanDump(dump, plan.base, plan.proposed, plan.cluster == nil); err != nil {
 			return nil, nil, cleanup, badInput(err)
 		}
 	case o.auditLog != "":
@@ -264,5 +266,5 @@ func (o *auditOptions) open(cmd *cobra.Command, streams Streams, plan *auditPlan
 		side.target.session, side.target.stream = session, stream
 	}
 	r.tally = newTally(o.limit, plan.changed)
-	return r, files, cleanup, nil
+	return r, dump, cleanup, nil
 }

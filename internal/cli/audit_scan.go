@@ -12,33 +12,20 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/admitkit/admit/manifest"
 	"github.com/admitkit/admit/resources"
 	"github.com/admitkit/admit/review"
 )
 
-// dumpFile is a file of a dump, and how messages name it.
-type dumpFile struct{ path, label string }
-
-// dumpFiles are the files -f names, directories expanded, standard input copied to a file (a dump
-// is read twice); remove deletes that copy.
-func (o *auditOptions) dumpFiles(stdin io.Reader) (files []dumpFile, remove func(), err error) {
+// dumpInputs are the inputs -f names, read by package manifest; standard input is copied to a
+// file (a dump is read twice: its state, then its objects). remove deletes that copy.
+func (o *auditOptions) dumpInputs(stdin io.Reader) (dump *manifest.Inputs, remove func(), err error) {
 	remove = func() {}
-	paths, err := expandPaths(o.files, o.session.recursive)
-	if err != nil {
-		return nil, nil, err
+	if dump, err = manifest.Expand(o.files, manifest.Options{Recursive: o.session.recursive, Stdin: stdin, Command: "admit audit -f -"}); err != nil {
+		return nil, remove, err
 	}
-	for _, p := range paths {
-		if p != "-" {
-			files = append(files, dumpFile{p, p})
-			continue
-		}
-		spooled, rm, err := spoolStdin(stdin)
-		if err != nil {
-			return nil, nil, err
-		}
-		files, remove = append(files, dumpFile{spooled, stdinName}), rm
-	}
-	return files, remove, nil
+	remove, err = dump.Spool()
+	return dump, remove, err
 }
 
 // knownCRDs are the CustomResourceDefinitions of the state: given, read from the cluster, found
@@ -99,7 +86,7 @@ type dumpScan struct {
 	state      []*unstructured.Unstructured
 }
 
-func scanDump(files []dumpFile, base, proposed admissionSet, wantState bool) (dumpScan, error) {
+func scanDump(dump *manifest.Inputs, base, proposed admissionSet, wantState bool) (dumpScan, error) {
 	var out dumpScan
 	params := paramKinds(base, proposed)
 	namespaces := map[string]bool{}
@@ -107,8 +94,9 @@ func scanDump(files []dumpFile, base, proposed admissionSet, wantState bool) (du
 	// pod's must exist), besides each namespace's default. A cluster has about as many service
 	// accounts as workloads: the others are not kept.
 	named := map[string]bool{}
-	for _, file := range files {
-		err := eachDumpObject(file.path, file.label, func(in review.Input) error {
+	{
+		err := dump.Each(func(o manifest.Object) error {
+			in := review.Input{Source: o.Source.String(), Object: o.Object}
 			out.objects++
 			gk := in.Object.GroupVersionKind().GroupKind()
 			ns := in.Object.GetNamespace()

@@ -248,7 +248,7 @@ func TestAuditBadInput(t *testing.T) {
 		{"-n and -A", []string{"-f", f.dump, "--webhooks", f.proposal, "-n", "shop", "-A"}, "-n and -A contradict each other"},
 		{"an operation for a log", []string{"--audit-log", f.dump, "--webhooks", f.proposal, "--operation", "CREATE"}, "an audit log says each write's own"},
 		{"DELETE", []string{"-f", f.dump, "--webhooks", f.proposal, "--operation", "DELETE"}, `--operation "DELETE": admit audit writes an object as an UPDATE or a CREATE`},
-		{"a proposal without configurations", []string{"-f", f.dump, "--webhooks", f.dump + ".missing"}, "--webhooks " + f.dump + ".missing"},
+		{"a proposal without configurations", []string{"-f", f.dump, "--webhooks", f.dump + ".missing"}, "--webhooks: stat " + f.dump + ".missing: no such file or directory"},
 		{"a dump that is not one", []string{"-f", f.proposal + "x", "--webhooks", f.proposal}, "no such file"},
 		{"a log that is not one", []string{"--audit-log", f.dump, "--webhooks", f.proposal}, f.dump + ":1: not an audit event"},
 		{"an unknown output", []string{"-f", f.dump, "--webhooks", f.proposal, "-o", "html"}, `unknown output format "html"`},
@@ -379,5 +379,48 @@ func TestAuditCompletion(t *testing.T) {
 		if diff := cmp.Diff(tt.want, lines[:len(lines)-1]); diff != "" {
 			t.Errorf("completions of %s (-want +got):\n%s", tt.flag, diff)
 		}
+	}
+}
+
+// A dump cut off, empty, or an empty pipe is bad input, as admit review says of the same file:
+// an audit of nothing must not pass for an audit of everything.
+func TestAuditRefusesIncompleteDumps(t *testing.T) {
+	f := newAuditFixture(t)
+	write := func(name, data string) string {
+		path := filepath.Join(f.dir, name)
+		if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	cut := write("cut.yaml", auditDump[:strings.Index(auditDump, "- apiVersion: apps/v1")])
+	cutMidLine := write("cut-mid-line.yaml", auditDump[:600])
+	empty := write("empty.yaml", "")
+	for _, tt := range []struct {
+		name, stdin string
+		args        []string
+		want        string
+	}{
+		{"a dump cut off between items", "", []string{"-f", cut}, cut + ":1: a List without its kind: the input looks cut off"},
+		{"a dump cut off in a line (head -c)", "", []string{"-f", cutMidLine}, cutMidLine + ":21: yaml: did not find expected ',' or '}'"},
+		{"an empty dump", "", []string{"-f", empty}, empty + " holds no objects"},
+		{"an empty pipe", "", []string{"-f", "-"}, "<stdin> holds no objects (did the command before the pipe fail?)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			args := append(append([]string{"audit"}, tt.args...), "--webhooks", f.proposal, "--baseline", f.baseline)
+			code := Run(context.Background(), args, Streams{In: strings.NewReader(tt.stdin), Out: &out, Err: &errOut})
+			if code != ExitBadInput || !strings.Contains(errOut.String(), tt.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, errOut.String(), tt.want)
+			}
+			if out.Len() > 0 {
+				t.Errorf("a report of an incomplete input:\n%s", out.String())
+			}
+			// admit review says the same of the same input.
+			var rout, rerr bytes.Buffer
+			if rcode := Run(context.Background(), append([]string{"review"}, tt.args...), Streams{In: strings.NewReader(tt.stdin), Out: &rout, Err: &rerr}); rcode != ExitBadInput || !strings.Contains(rerr.String(), tt.want) {
+				t.Errorf("admit review: exit %d, stderr %q; want 2 and %q", rcode, rerr.String(), tt.want)
+			}
+		})
 	}
 }

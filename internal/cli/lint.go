@@ -158,11 +158,8 @@ func (o *lintOptions) run(ctx context.Context, streams Streams, paths []string) 
 	case len(paths) > 0:
 		// A file that does not read is reported and the others linted: one bad file in a
 		// directory must not hide the findings of the rest. The exit code still says bad input.
-		set, inputs, loadErr, err := o.readInputs(streams.In, paths)
+		set, loadErr, err := o.readInputs(streams.In, paths)
 		if err != nil {
-			return badInput(err)
-		}
-		if err := checkUnbuiltKustomizations(inputs, set); err != nil {
 			return badInput(err)
 		}
 		loadErrs := flattenErrors(loadErr)

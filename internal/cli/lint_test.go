@@ -309,21 +309,21 @@ func TestLintNeverPassesOnNothing(t *testing.T) {
 		wantStderr []string
 	}{
 		{name: "empty standard input (a failed kustomize build in a pipe)", args: []string{"-"},
-			wantStderr: []string{"admit: standard input holds no objects: nothing to lint (is the command before the pipe failing?)"}},
+			wantStderr: []string{"admit: <stdin> holds no objects (did the command before the pipe fail?)"}},
 		{name: "standard input with comments only", stdin: "# generated\n---\n", args: []string{"-"},
-			wantStderr: []string{"admit: standard input holds no objects"}},
+			wantStderr: []string{"admit: <stdin> holds no objects"}},
 		{name: "a file that does not parse, its line named once", args: []string{in("broken.yaml")},
 			wantStderr: []string{"admit: " + in("broken.yaml") + ":2: yaml: did not find expected node content\n"}},
 		{name: "a duplicate key, its line named once", args: []string{in("duplicate.yaml")},
 			wantStderr: []string{"admit: " + in("duplicate.yaml") + `:5: yaml: key "name" already set in map` + "\n"}},
 		{name: "a file without objects", args: []string{in("empty.yaml")},
-			wantStderr: []string{"admit: " + in("empty.yaml") + " holds no objects: nothing to lint"}},
+			wantStderr: []string{"admit: " + in("empty.yaml") + " holds no objects\n"}},
 		{name: "a directory without manifests", args: []string{noManifests},
 			wantStderr: []string{"admit: " + noManifests + ": no *.yaml, *.yml or *.json files in it; its subdirectories are read with -R"}},
 		{name: "a clean file beside a broken one: no clean summary", args: []string{in("clean.yaml"), in("broken.yaml")},
 			wantStderr: []string{"broken.yaml:2:", "admit: the inputs above were not linted; the others were"}},
 		{name: "standard input given twice", stdin: clean, args: []string{"-", "-"},
-			wantStderr: []string{`admit: "-" is given twice: standard input is read once`}},
+			wantStderr: []string{`admit: "-" (standard input) is given more than once: one input can read it`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -496,17 +496,17 @@ func TestLintRefusesUnbuiltKustomizeBases(t *testing.T) {
 		{name: "kubebuilder's config/webhook", args: []string{filepath.Join(root, "kb/config/webhook")}, want: ExitBadInput,
 			wantStderr: "admit: " + filepath.Join(root, "kb/config/webhook") + " holds kustomize's input, not what is applied: " + manifests +
 				`:1: MutatingWebhookConfiguration "mutating-webhook-configuration" calls a Service in namespace "system", the placeholder an overlay replaces (with a name prefix); ` +
-				"lint what kustomize builds from the overlay you apply: kustomize build " + filepath.Join(root, "kb/config/default") + " | admit lint -\n"},
+				"give what kustomize builds from the overlay you apply: kustomize build " + filepath.Join(root, "kb/config/default") + " | admit lint -\n"},
 		{name: "one of its files", args: []string{manifests}, want: ExitBadInput, wantStderr: "the placeholder an overlay replaces"},
 		{name: "the whole tree", args: []string{"-R", filepath.Join(root, "kb")}, want: ExitBadInput, wantStderr: "the placeholder an overlay replaces"},
 		{name: "a name prefix", args: []string{filepath.Join(root, "prefixed")}, want: ExitBadInput,
-			wantStderr: `kustomize build renames the objects (namePrefix "team-", nameSuffix ""); lint what kustomize builds from the overlay you apply: kustomize build OVERLAY | admit lint -`},
+			wantStderr: `kustomize build renames the objects (namePrefix "team-", nameSuffix ""); give what kustomize builds from the overlay you apply: kustomize build OVERLAY | admit lint -`},
 		{name: "another namespace", args: []string{filepath.Join(root, "moved")}, want: ExitBadInput,
 			wantStderr: `kustomize build puts its objects in namespace "hooks" (` + filepath.Join(root, "moved/service.yaml") + `:1: Service "slow" names no namespace)`},
 		{name: "several bases", args: []string{filepath.Join(root, "prefixed"), filepath.Join(root, "moved")}, want: ExitBadInput,
-			wantStderr: "admit: these directories hold kustomize's input, not what is applied; lint what kustomize builds from the overlay you apply: kustomize build OVERLAY | admit lint -\n  " + filepath.Join(root, "prefixed") + ": kustomize build renames"},
+			wantStderr: "admit: these directories hold kustomize's input, not what is applied; give what kustomize builds from the overlay you apply: kustomize build OVERLAY | admit lint -\n  " + filepath.Join(root, "prefixed") + ": kustomize build renames"},
 		{name: "a kustomization file", args: []string{filepath.Join(root, "plain/kustomization.yaml")}, want: ExitBadInput,
-			wantStderr: "kustomization.yaml is a kustomization, not the objects it builds: lint its build: kustomize build " + filepath.Join(root, "plain") + " | admit lint -"},
+			wantStderr: "kustomization.yaml is a kustomization, not the objects it builds: give its build: kustomize build " + filepath.Join(root, "plain") + " | admit lint -"},
 		{name: "a kustomization that only lists its files is linted", args: []string{filepath.Join(root, "plain")}, want: ExitRejected},
 		{name: "a build's output beside its kustomization is linted", args: []string{filepath.Join(root, "built/output.yaml")}, want: ExitRejected},
 	}

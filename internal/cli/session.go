@@ -142,18 +142,9 @@ func loadConfigurationInputs(flag string, paths []string, recursive bool, stdin 
 	set := &config.Set{}
 	var errs []error
 	for _, path := range paths {
-		var loaded *config.Set
-		var err error
-		if path == "-" {
-			var data []byte
-			if data, err = io.ReadAll(stdin); err == nil {
-				loaded, err = config.Parse(stdinName, data)
-			}
-		} else {
-			loaded, err = config.Load(config.Options{Recursive: recursive}, path)
-		}
+		loaded, err := config.Load(config.Options{Recursive: recursive, Stdin: stdin}, path)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s %s: %w", flag, inputName(path), err))
+			errs = append(errs, fmt.Errorf("%s: %w", flag, err))
 			continue
 		}
 		policies := 0

@@ -1,4 +1,4 @@
-package config
+package manifest
 
 import (
 	"fmt"
@@ -7,11 +7,11 @@ import (
 
 // Source is where an object was read from.
 type Source struct {
-	// File is the path the object was read from, the name given to Parse (e.g. "<stdin>"), or
-	// empty for Go values given to FromObjects.
+	// File is the path the object was read from, the name given to the reader (e.g. "<stdin>"),
+	// or empty for Go values.
 	File string
-	// Document is the 1-based position of the object's document in the file, empty documents
-	// not counted; for Go values, the position in the FromObjects arguments.
+	// Document is the 1-based position of the object's document in the file, documents with
+	// nothing but blank lines and comments not counted; for Go values, their position in a list.
 	Document int
 	// Line is the 1-based line where the object starts in File: the first line of its document
 	// that is not blank or a comment, or the line of its entry in a List. 0 for Go values.
@@ -20,8 +20,8 @@ type Source struct {
 	// did not come in a List.
 	Item int
 
-	// fields finds the positions of the object's fields in its document; nil for Go values
-	// and objects not read from text.
+	// fields finds the positions of the object's fields in its text; nil for Go values and
+	// objects not read from text.
 	fields *fieldLocator
 }
 
@@ -32,10 +32,10 @@ type Position struct {
 }
 
 // Field returns the position of the field at path (as the apiserver writes field paths:
-// "webhooks[0].clientConfig.caBundle") in the object's document, and whether the field itself
-// is there. When it is not, the position is that of the deepest part of the path that is, e.g.
-// the webhook of a field it leaves unset. ok is false, and the position zero, when the source
-// has no text (Go values, objects read from a cluster).
+// "webhooks[0].clientConfig.caBundle") in the object's text, and whether the field itself is
+// there. When it is not, the position is that of the deepest part of the path that is, e.g. the
+// webhook of a field it leaves unset. ok is false, and the position zero, when the source has no
+// text (Go values, objects read from a cluster).
 func (s Source) Field(path string) (pos Position, found, ok bool) {
 	if s.fields == nil {
 		return Position{}, false, false
@@ -48,8 +48,18 @@ func (s Source) Field(path string) (pos Position, found, ok bool) {
 	return Position{Line: line, Column: column}, depth == len(s.fields.prefix)+len(elements), true
 }
 
-// fieldLocator is an object's place in its document: the document's locator and the path of
-// the object in it (a List's item).
+// AtField is the source moved to the line of the field at path (or of the deepest part of the
+// path that is there): where a message about that field points. It is s when the source has no
+// text.
+func (s Source) AtField(path string) Source {
+	if pos, _, ok := s.Field(path); ok {
+		s.Line = pos.Line
+	}
+	return s
+}
+
+// fieldLocator is an object's place in its text: the text's locator and the path of the object
+// in it (a List's item), nil for an object that is the whole text.
 type fieldLocator struct {
 	loc    *locator
 	prefix []any
@@ -71,10 +81,16 @@ func (s Source) String() string {
 	return name
 }
 
-// at is the source of a position further into the same document.
+// at is the source of a position further into the same text.
 func (s Source) at(line int) Source {
 	if line > 0 {
 		s.Line = line
 	}
 	return s
+}
+
+// newLocator finds fields in text, whose first byte is at line firstLine of its file. The text
+// is parsed again only when a position is asked for, once, whichever goroutine asks.
+func newLocator(text []byte, firstLine int) *locator {
+	return &locator{text: text, firstLine: firstLine}
 }

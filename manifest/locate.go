@@ -1,9 +1,10 @@
-package config
+package manifest
 
 import (
 	"bytes"
 	"strconv"
 	"strings"
+	"sync"
 
 	yamlv3 "go.yaml.in/yaml/v3"
 )
@@ -14,8 +15,10 @@ import (
 type locator struct {
 	text      []byte
 	firstLine int // the line of the file text starts at
-	parsed    bool
-	root      *yamlv3.Node
+	// columnShift is how many columns the text's lines were moved left from the file's.
+	columnShift int
+	once        sync.Once
+	root        *yamlv3.Node
 }
 
 // line returns the line in the file of the field at path (map keys as strings, list indexes as
@@ -32,13 +35,12 @@ func (l *locator) position(path []any) (line, column, depth int) {
 	if l == nil {
 		return 0, 0, 0
 	}
-	if !l.parsed {
-		l.parsed = true
+	l.once.Do(func() {
 		var root yamlv3.Node
 		if err := yamlv3.Unmarshal(l.text, &root); err == nil && len(root.Content) > 0 {
 			l.root = root.Content[0]
 		}
-	}
+	})
 	if l.root == nil {
 		return 0, 0, 0
 	}
@@ -52,7 +54,7 @@ func (l *locator) position(path []any) (line, column, depth int) {
 		node, key = next, at
 		depth++
 	}
-	return l.firstLine + key.Line - 1, key.Column, depth
+	return l.firstLine + key.Line - 1, key.Column + l.columnShift, depth
 }
 
 func resolveAlias(node *yamlv3.Node) *yamlv3.Node {
