@@ -15,7 +15,8 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/admitkit/admit/resources"
 )
 
 // cluster is the state of the cluster admission reads: what kube-apiserver's built-in plugins
@@ -162,7 +163,7 @@ func asTyped(obj runtime.Object) (runtime.Object, error) {
 		return obj, nil
 	}
 	gvk := u.GroupVersionKind()
-	typed, err := clientgoscheme.Scheme.New(gvk)
+	typed, err := resources.Types().New(gvk)
 	if err != nil {
 		return nil, fmt.Errorf("the cluster state can hold built-in kinds only, not %s %q", gvk.Kind, u.GetName())
 	}
@@ -173,7 +174,7 @@ func asTyped(obj runtime.Object) (runtime.Object, error) {
 }
 
 func kindName(obj runtime.Object) string {
-	if kinds, _, err := clientgoscheme.Scheme.ObjectKinds(obj); err == nil {
+	if kinds, _, err := resources.Types().ObjectKinds(obj); err == nil {
 		return kinds[0].Kind
 	}
 	return fmt.Sprintf("%T", obj)

@@ -11,8 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/client-go/applyconfigurations"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/admitkit/admit/resources"
 )
 
 // DefaultFieldManager names the writer in managedFields when the request's options name none:
@@ -39,7 +40,7 @@ type fieldManagerKey struct {
 func newFieldManagers(scheme *runtime.Scheme) *fieldManagers {
 	return &fieldManagers{
 		scheme:   scheme,
-		builtin:  applyconfigurations.NewTypeConverter(clientgoscheme.Scheme),
+		builtin:  applyconfigurations.NewTypeConverter(resources.Types()),
 		deduced:  managedfields.NewDeducedTypeConverter(),
 		managers: map[fieldManagerKey]*managedfields.FieldManager{},
 	}

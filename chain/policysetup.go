@@ -19,7 +19,6 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/dynamic"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/component-base/compatibility"
 
 	"github.com/admitkit/admit/engine"
@@ -133,7 +132,7 @@ func (policyExclusions) Initialize(plugin admission.Interface) {
 // splitObjects sorts the cluster state: admission policies and bindings, objects of built-in
 // kinds (typed), and custom resources (which only the dynamic client serves, as parameters).
 func splitObjects(objects []runtime.Object, custom *customResources) (policies, builtin, customObjects []runtime.Object, err error) {
-	scheme := clientgoscheme.Scheme
+	scheme := resources.Types()
 	for _, obj := range objects {
 		gvk := obj.GetObjectKind().GroupVersionKind()
 		if u, ok := obj.(*unstructured.Unstructured); ok && !scheme.Recognizes(gvk) {
@@ -201,7 +200,7 @@ func newDynamicClient(objects []runtime.Object, mapper meta.RESTMapper) (dynamic
 		u := &unstructured.Unstructured{Object: m}
 		gvk := obj.GetObjectKind().GroupVersionKind()
 		if gvk.Empty() {
-			kinds, _, err := clientgoscheme.Scheme.ObjectKinds(obj)
+			kinds, _, err := resources.Types().ObjectKinds(obj)
 			if err != nil {
 				return nil, err
 			}

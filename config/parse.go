@@ -13,6 +13,7 @@ import (
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/admitkit/admit/manifest"
+	"github.com/admitkit/admit/resources"
 )
 
 // Source is where an object was read from: package manifest's, which reads every input.
@@ -164,13 +165,9 @@ func checkWebhookVersion(gv schema.GroupVersion, kindName string) error {
 // no longer serves by default (v1alpha1, v1beta1): kubectl finds no such kind there, and
 // running them anyway would answer for a cluster that does not exist.
 func checkPolicyVersion(gv schema.GroupVersion, kindName string) error {
-	if gv.Group != admissionregistrationv1.GroupName || gv.Version == "v1" {
+	if gv.Version == "v1" || !resources.IsPolicy(gv.WithKind(kindName).GroupKind()) {
 		return nil
 	}
-	switch kindName {
-	case "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding":
-		return fmt.Errorf("no matches for kind %q in version %q: Kubernetes 1.36 serves admission policies as %s, with the same fields",
-			kindName, gv, admissionregistrationv1.SchemeGroupVersion)
-	}
-	return nil
+	return fmt.Errorf("no matches for kind %q in version %q: Kubernetes 1.36 serves admission policies as %s, with the same fields",
+		kindName, gv, admissionregistrationv1.SchemeGroupVersion)
 }

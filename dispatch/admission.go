@@ -7,10 +7,10 @@ import (
 	"fmt"
 
 	admissionv1 "k8s.io/api/admission/v1"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/admitkit/admit/engine"
+	"github.com/admitkit/admit/resources"
 )
 
 // admission is one admission as a webhooks step sees it: the engine's attributes of the
@@ -85,13 +85,8 @@ func isCanceled(err *CallingError) bool { return errors.Is(err.Reason, context.C
 // always be removed. (The authentication and authorization reviews are excluded from admission
 // policies only: kube-apiserver 1.36 sends them to webhooks.)
 func ExemptReason(req *engine.Request) string {
-	if req.Kind.Group == admissionregistrationv1.GroupName {
-		switch req.Kind.Kind {
-		case "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration",
-			"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
-			"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding":
-			return req.Kind.Kind + " objects are never sent to admission webhooks, so a broken webhook can always be removed"
-		}
+	if resources.IsAdmissionConfiguration(req.Kind.GroupKind()) {
+		return req.Kind.Kind + " objects are never sent to admission webhooks, so a broken webhook can always be removed"
 	}
 	return ""
 }

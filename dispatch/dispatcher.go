@@ -2,7 +2,6 @@ package dispatch
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"sync/atomic"
@@ -12,10 +11,10 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/internal/typedjson"
+	"github.com/admitkit/admit/resources"
 )
 
 // Options configure the webhooks of an admission chain. Configurations must already carry the
@@ -109,10 +108,7 @@ func NewWebhooks(opts Options) (*Webhooks, error) {
 		clients: newClientCache(opts.ServiceResolver, opts.Transport), answers: new(typedjson.Decoder), metrics: opts.Metrics, logger: opts.Logger,
 		newUID: opts.NewUID, now: opts.Now,
 	}
-	w.types, w.typeChecker = runtime.NewScheme(), &typeChecker{}
-	if err := clientgoscheme.AddToScheme(w.types); err != nil {
-		return nil, fmt.Errorf("registering the built-in types: %w", err)
-	}
+	w.types, w.typeChecker = resources.Types(), &typeChecker{}
 	if w.namespaces == nil {
 		w.namespaces = StaticNamespaces{}
 	}

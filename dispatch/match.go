@@ -4,14 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
-	"github.com/admitkit/admit/engine"
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/admitkit/admit/engine"
+	"github.com/admitkit/admit/predicates"
 )
 
 // ConditionMatcher evaluates the compiled matchConditions of one webhook. It returns false when
@@ -127,7 +128,7 @@ func (a *admission) shouldCall(ctx context.Context, h *hook) (*invocation, *skip
 // never exempted. A Namespace being created or updated is matched on its own new labels.
 func (a *admission) matchNamespace(ctx context.Context, h *hook) (bool, error) {
 	req := a.req
-	if req.Namespace == "" && req.Resource.Resource != "namespaces" {
+	if !predicates.NamespaceJudged(req.Namespace, req.Resource) {
 		return true, nil
 	}
 	if h.namespaceSelectorErr != nil {
@@ -137,7 +138,7 @@ func (a *admission) matchNamespace(ctx context.Context, h *hook) (bool, error) {
 		return true, nil
 	}
 	var nsLabels map[string]string
-	if req.Resource.Resource == "namespaces" && req.SubResource == "" && (req.Operation == admissionv1.Create || req.Operation == admissionv1.Update) {
+	if predicates.OwnNamespaceLabels(req.Resource, req.SubResource, req.Operation) {
 		l, _, err := objectLabels(a.object())
 		if err != nil {
 			return false, apierrors.NewInternalError(err)
@@ -168,15 +169,14 @@ func (a *admission) matchObject(h *hook) (bool, error) {
 	if h.objectSelector.Empty() {
 		return true, nil
 	}
-	if a.req.Operation != admissionv1.Connect {
-		for _, obj := range []json.RawMessage{a.object(), a.oldObject()} {
-			l, ok, err := objectLabels(obj)
-			if err == nil && ok && h.objectSelector.Matches(labels.Set(l)) {
-				return true, nil
-			}
+	var objects []predicates.ObjectLabels
+	for _, obj := range []json.RawMessage{a.object(), a.oldObject()} {
+		// An object whose labels do not read matches nothing, as in the apiserver.
+		if l, ok, err := objectLabels(obj); err == nil {
+			objects = append(objects, predicates.ObjectLabels{Labels: l, Present: ok})
 		}
 	}
-	return false, nil
+	return predicates.Object(h.objectSelector, a.req.Operation, objects...), nil
 }
 
 // matchRules finds the first rule matching the request's resource, then with matchPolicy
@@ -208,66 +208,8 @@ func (a *admission) matchRules(h *hook) (*invocation, error) {
 	return nil, nil
 }
 
-// RuleMatches is the apiserver's rule predicate: whether rule matches operation op on gvr's
-// subresource (empty for the resource itself). namespaced says whether the request is for an
-// object in a namespace; Namespace objects count as cluster-scoped, and subresources inherit the
-// scope of their resource. admit lint uses it to ask what a webhook intercepts.
-func RuleMatches(rule admissionregistrationv1.RuleWithOperations, gvr schema.GroupVersionResource, subresource string, op admissionregistrationv1.OperationType, namespaced bool) bool {
-	return scopeMatches(rule.Scope, gvr, namespaced) &&
-		operationMatches(rule.Operations, op) &&
-		anyOrExact(rule.APIGroups, gvr.Group) &&
-		anyOrExact(rule.APIVersions, gvr.Version) &&
-		resourceMatches(rule.Resources, gvr.Resource, subresource)
-}
-
 func ruleMatches(r admissionregistrationv1.RuleWithOperations, req *engine.Request, gvr schema.GroupVersionResource) bool {
-	return RuleMatches(r, gvr, req.SubResource, admissionregistrationv1.OperationType(req.Operation), req.Namespace != "")
-}
-
-func scopeMatches(scope *admissionregistrationv1.ScopeType, gvr schema.GroupVersionResource, namespaced bool) bool {
-	if scope == nil || *scope == admissionregistrationv1.AllScopes {
-		return true
-	}
-	// A Namespace request carries a namespace (its own name) but is cluster-scoped.
-	isNamespace := gvr.Group == "" && gvr.Version == "v1" && gvr.Resource == "namespaces"
-	switch *scope {
-	case admissionregistrationv1.NamespacedScope:
-		return !isNamespace && namespaced
-	case admissionregistrationv1.ClusterScope:
-		return isNamespace || !namespaced
-	}
-	return false
-}
-
-func operationMatches(ops []admissionregistrationv1.OperationType, op admissionregistrationv1.OperationType) bool {
-	for _, o := range ops {
-		if o == admissionregistrationv1.OperationAll || o == op {
-			return true
-		}
-	}
-	return false
-}
-
-func anyOrExact(values []string, want string) bool {
-	for _, v := range values {
-		if v == "*" || v == want {
-			return true
-		}
-	}
-	return false
-}
-
-// resourceMatches splits each entry at its first "/" into resource and subresource: "pods" does not
-// match pods/status; "pods/*" matches pods and all its subresources ("*" matches the empty
-// subresource too); "*" matches every resource but no subresource; "*/*" matches everything.
-func resourceMatches(resources []string, resource, subresource string) bool {
-	for _, r := range resources {
-		res, sub, _ := strings.Cut(r, "/")
-		if (res == "*" || res == resource) && (sub == "*" || sub == subresource) {
-			return true
-		}
-	}
-	return false
+	return predicates.Rule(r, gvr, req.SubResource, admissionregistrationv1.OperationType(req.Operation), req.Namespace != "")
 }
 
 // objectLabels reads metadata.labels of a JSON object; ok is false for a null or absent object.

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/admitkit/admit/config"
+	"github.com/admitkit/admit/resources"
 )
 
 // PolicyChecker is what lint asks Kubernetes' own code about admission policies; package chain
@@ -90,15 +91,7 @@ func (b *policyBinding) denies(mutating bool) bool {
 
 // isPolicyKind reports a kind of admission policy or binding.
 func isPolicyKind(obj *unstructured.Unstructured) bool {
-	gvk := obj.GroupVersionKind()
-	if gvk.Group != admissionregistrationv1.GroupName {
-		return false
-	}
-	switch gvk.Kind {
-	case validatingPolicyKind, validatingBindingKind, mutatingPolicyKind, mutatingBindingKind:
-		return true
-	}
-	return false
+	return resources.IsPolicy(obj.GroupVersionKind().GroupKind())
 }
 
 // buildPolicies reads the admission policies and bindings of the set as configurations (for the

@@ -13,8 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/admitkit/admit/dispatch"
 	"github.com/admitkit/admit/matchconditions"
+	"github.com/admitkit/admit/predicates"
 	"github.com/admitkit/admit/resources"
 )
 
@@ -66,7 +66,7 @@ func (w *webhook) matchesRules(mapper *resources.Mapper, r request) bool {
 
 // ruleMatches applies the dispatcher's rule predicate, the apiserver's, to r as if it were for gvr.
 func ruleMatches(rule admissionregistrationv1.RuleWithOperations, r request, gvr schema.GroupVersionResource) bool {
-	return dispatch.RuleMatches(rule, gvr, r.subresource, r.operation, r.namespaced)
+	return predicates.Rule(rule, gvr, r.subresource, r.operation, r.namespaced)
 }
 
 // write is one concrete admission lint imagines: who writes what, where.

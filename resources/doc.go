@@ -36,5 +36,22 @@
 //     apiserver still counts them as sharing storage with apps deployments, but no request can
 //     name them, so they change no admission decision.
 //
+// # Kinds
+//
+// What admission makes of a kind is decided here once for all of admit (kinds.go): the
+// admission configuration kinds that are never sent to webhooks, admission policies and their
+// bindings, CustomResourceDefinitions (and the one way to read them, CRDs), the state admission
+// reads of a cluster (StateKinds), and the Go types of the built-in kinds (Types).
+//
+// # Files
+//
+//	mapper.go     Mapper: resources to kinds and back, scopes, subresources, equivalents
+//	resource.go   Resource, Subresource
+//	builtin.go    Builtin: Kubernetes 1.36's resources, from kube-1.36.json
+//	crd.go        WithCRDs: the resources CustomResourceDefinitions add
+//	discovery.go  FromDiscovery: a live cluster's resources
+//	format.go     MarshalJSON, FromJSON: a snapshot in a file
+//	kinds.go      the kinds admission treats apart, StateKinds, CRDs, Types
+//
 //go:generate go run ../hack/gen-resources -o kube-1.36.json
 package resources

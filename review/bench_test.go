@@ -25,6 +25,7 @@ import (
 	"github.com/admitkit/admit/certs"
 	"github.com/admitkit/admit/config"
 	"github.com/admitkit/admit/internal/loopback"
+	"github.com/admitkit/admit/resources"
 	"github.com/admitkit/admit/webhook"
 )
 
@@ -126,15 +127,14 @@ func streamReview(cfg Config, label string, data []byte, batch func([]*Outcome) 
 }
 
 // streamState is what a first pass over the parsed input finds for a Stream: the objects of
-// the kinds other objects' admission reads (stateKinds: here the Namespaces and LimitRanges),
+// the kinds other objects' admission reads (resources.StateKinds: here the Namespaces and LimitRanges),
 // as Session.Review applies them for the others, and the namespaces the objects' requests live
 // in (a Namespace's request in its own; every namespaced object of build names its namespace).
 func streamState(inputs []Input) (live []*unstructured.Unstructured, namespaces []string) {
-	kinds := stateKinds()
 	seen := map[string]bool{}
 	for _, in := range inputs {
 		gk := in.Object.GroupVersionKind().GroupKind()
-		if kinds[gk] && in.Object.GetName() != "" {
+		if resources.IsState(gk) && in.Object.GetName() != "" {
 			live = append(live, in.Object.DeepCopy())
 		}
 		ns := in.Object.GetNamespace()

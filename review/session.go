@@ -11,7 +11,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/admitkit/admit/chain"
 	"github.com/admitkit/admit/dispatch"
@@ -152,11 +151,7 @@ func New(cfg Config, all []Input) (*Session, error) {
 			return nil, err
 		}
 	}
-	types := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(types); err != nil {
-		return nil, fmt.Errorf("registering the built-in types: %w", err)
-	}
-	return &Session{cfg: cfg, all: all, crds: crds, mapper: mapper, scales: chain.NewScales(crds), types: types}, nil
+	return &Session{cfg: cfg, all: all, crds: crds, mapper: mapper, scales: chain.NewScales(crds), types: resources.Types()}, nil
 }
 
 // Assumed says, after Admit, what the chain assumed of the cluster beyond its state: what a

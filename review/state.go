@@ -1,7 +1,6 @@
 package review
 
 import (
-	"fmt"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -11,24 +10,16 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/admitkit/admit/dispatch"
+	"github.com/admitkit/admit/resources"
 )
 
-// IsPolicy reports an admission policy or binding.
+// IsPolicy reports an admission policy or binding (resources.IsPolicy of its kind).
 func IsPolicy(obj *unstructured.Unstructured) bool {
-	gvk := obj.GroupVersionKind()
-	if gvk.Group != "admissionregistration.k8s.io" {
-		return false
-	}
-	switch gvk.Kind {
-	case "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding":
-		return true
-	}
-	return false
+	return resources.IsPolicy(obj.GroupVersionKind().GroupKind())
 }
 
 func isCRD(obj *unstructured.Unstructured) bool {
-	gvk := obj.GroupVersionKind()
-	return gvk.Group == "apiextensions.k8s.io" && gvk.Kind == "CustomResourceDefinition"
+	return resources.IsCRD(obj.GroupVersionKind().GroupKind())
 }
 
 // policyCount counts the admission policies and bindings of cfg, and says where the first is.
@@ -54,50 +45,24 @@ func policyCount(cfg Config) (first string, n int) {
 // and among the objects under review (a build that creates a CRD and its custom resources is
 // reviewed as if applied together), the first of each name.
 func collectCRDs(cfg Config, objects []Input) ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	seen := map[string]bool{}
-	crds := append([]*apiextensionsv1.CustomResourceDefinition(nil), cfg.CRDs...)
-	for _, crd := range crds {
-		seen[crd.Name] = true
-	}
-	add := func(obj *unstructured.Unstructured, source string) error {
-		if !isCRD(obj) || seen[obj.GetName()] {
-			return nil
-		}
-		seen[obj.GetName()] = true
-		var crd apiextensionsv1.CustomResourceDefinition
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &crd); err != nil {
-			return fmt.Errorf("%s: reading CustomResourceDefinition: %w", source, err)
-		}
-		crds = append(crds, &crd)
-		return nil
-	}
+	var crds resources.CRDs
+	crds.Add(cfg.CRDs...)
 	for _, obj := range cfg.Cluster {
-		if err := add(obj, "the cluster state"); err != nil {
+		if err := crds.AddObject(obj, "the cluster state"); err != nil {
 			return nil, err
 		}
 	}
 	for _, obj := range cfg.Live {
-		if err := add(obj, "the live cluster"); err != nil {
+		if err := crds.AddObject(obj, "the live cluster"); err != nil {
 			return nil, err
 		}
 	}
 	for _, in := range objects {
-		if err := add(in.Object, in.Source); err != nil {
+		if err := crds.AddObject(in.Object, in.Source); err != nil {
 			return nil, err
 		}
 	}
-	return crds, nil
-}
-
-// stateKinds are the kinds of objects under review that the admission of the others reads, as
-// if the whole input were applied to the cluster together: a Namespace, ServiceAccount,
-// LimitRange or PriorityClass in the input exists for the other objects' admission.
-func stateKinds() map[schema.GroupKind]bool {
-	return map[schema.GroupKind]bool{
-		{Kind: "Namespace"}: true, {Kind: "ServiceAccount"}: true, {Kind: "LimitRange"}: true, {Kind: "ResourceQuota"}: true,
-		{Group: "scheduling.k8s.io", Kind: "PriorityClass"}: true, {Group: "storage.k8s.io", Kind: "StorageClass"}: true,
-		{Group: "networking.k8s.io", Kind: "IngressClass"}: true, {Group: "node.k8s.io", Kind: "RuntimeClass"}: true,
-	}
+	return crds.List(), nil
 }
 
 // state is what the chain is given of the cluster: the given state (which wins), the policies,
@@ -123,9 +88,11 @@ func (s *Session) state(outcomes []*Outcome) []runtime.Object {
 	for _, obj := range s.cfg.Live {
 		add(obj)
 	}
-	kinds := stateKinds()
+	// The objects under review that the admission of the others reads, as if the whole input
+	// were applied together: a Namespace, ServiceAccount or LimitRange in the input exists for
+	// the other objects' admission.
 	for _, o := range outcomes {
-		if o.Err != nil || o.Object == nil || !kinds[o.Object.GroupVersionKind().GroupKind()] {
+		if o.Err != nil || o.Object == nil || !resources.IsState(o.Object.GroupVersionKind().GroupKind()) {
 			continue
 		}
 		switch o.Request.Operation {
