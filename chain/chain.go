@@ -130,38 +130,12 @@ func New(ctx context.Context, cfg Config) (*Chain, error) {
 		return fail(err)
 	}
 	if len(policies) > 0 {
-		mapper, err := resources.Builtin()
-		if err == nil {
-			mapper, err = mapper.WithCRDs(cfg.CRDs...)
-		}
+		steps, err := ch.policySteps(ctx, cfg, custom, selection, policies, builtin, customObjects)
 		if err != nil {
 			return fail(err)
-		}
-		restMapper, err := newRESTMapper(mapper)
-		if err != nil {
-			return fail(err)
-		}
-		deps := policyDeps{codec: c, interfaces: newObjectInterfaces(c.scheme, custom, mapper), restMapper: restMapper, schemas: newAPISchemas(cfg.CRDs, cfg.beforeSchemaListing), clusters: &ch.policyClusters,
-			dynamic: func(objects []runtime.Object) (dynamic.Interface, error) {
-				return newDynamicClient(append(objects, customObjects...), restMapper)
-			}}
-		// A policy plugin the cluster does not run evaluates nothing: its policies are inert.
-		of := func(runs bool) []runtime.Object {
-			if runs {
-				return policies
-			}
-			return nil
-		}
-		mutating, err := newPolicyPlugins(ctx, true, of(selection.mutatingPolicies), builtin, cfg.Namespaces, deps)
-		if err != nil {
-			return fail(fmt.Errorf("MutatingAdmissionPolicies: %w", err))
-		}
-		validating, err := newPolicyPlugins(ctx, false, of(selection.validatingPolicies), builtin, cfg.Namespaces, deps)
-		if err != nil {
-			return fail(fmt.Errorf("ValidatingAdmissionPolicies: %w", err))
 		}
 		// Last among the plugins before the webhooks, as kube-apiserver orders them.
-		before = append(before, mutatingPolicies{mutating}, validatingPolicies{validating})
+		before = append(before, steps...)
 	}
 	ch.before, ch.after = before, after
 	ch.preparer = &preparer{
@@ -171,6 +145,43 @@ func New(ctx context.Context, cfg Config) (*Chain, error) {
 		serviceCIDR: cfg.ServiceCIDR,
 	}
 	return ch, nil
+}
+
+// policySteps builds the steps of the admission policies, a mutating and a validating one, with
+// kube-apiserver's own policy plugins: each binding's plugin runs on a cluster of its own, which
+// goes into c.policyClusters for Close to stop.
+func (c *Chain) policySteps(ctx context.Context, cfg Config, custom *customResources, selection pluginSelection, policies, builtin, customObjects []runtime.Object) ([]engine.Step, error) {
+	mapper, err := resources.Builtin()
+	if err == nil {
+		mapper, err = mapper.WithCRDs(cfg.CRDs...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	restMapper, err := newRESTMapper(mapper)
+	if err != nil {
+		return nil, err
+	}
+	deps := policyDeps{codec: c.codec, interfaces: newObjectInterfaces(c.codec.scheme, custom, mapper), restMapper: restMapper, schemas: newAPISchemas(cfg.CRDs, cfg.beforeSchemaListing), clusters: &c.policyClusters,
+		dynamic: func(objects []runtime.Object) (dynamic.Interface, error) {
+			return newDynamicClient(append(objects, customObjects...), restMapper)
+		}}
+	// A policy plugin the cluster does not run evaluates nothing: its policies are inert.
+	of := func(runs bool) []runtime.Object {
+		if runs {
+			return policies
+		}
+		return nil
+	}
+	mutating, err := newPolicyPlugins(ctx, true, of(selection.mutatingPolicies), builtin, cfg.Namespaces, deps)
+	if err != nil {
+		return nil, fmt.Errorf("MutatingAdmissionPolicies: %w", err)
+	}
+	validating, err := newPolicyPlugins(ctx, false, of(selection.validatingPolicies), builtin, cfg.Namespaces, deps)
+	if err != nil {
+		return nil, fmt.Errorf("ValidatingAdmissionPolicies: %w", err)
+	}
+	return []engine.Step{mutatingPolicies{mutating}, validatingPolicies{validating}}, nil
 }
 
 // Close stops the chain's informers.

@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured/unstructuredscheme"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -174,84 +173,6 @@ func (c *codec) decodeCustom(req *engine.Request) (*engine.Decoded, error) {
 		}
 	}
 	return out, nil
-}
-
-// recordManager is the handler's field manager update before mutating admission: who writes
-// which fields, in metadata.managedFields. live is the stored object (nil on CREATE).
-func (c *codec) recordManager(req *engine.Request, obj, live runtime.Object, custom bool) (runtime.Object, error) {
-	if c.fields == nil {
-		return obj, nil
-	}
-	key := resourceKey{req.Resource.Group, req.Resource.Resource, req.SubResource}
-	var strategy any
-	if s, ok := c.strategies[key]; ok {
-		strategy = s.update
-		if req.Operation == admissionv1.Create && s.create != nil {
-			strategy = s.create
-		}
-	}
-	if custom {
-		strategy = c.custom.strategyFor(req.Kind, req.SubResource)
-	}
-	m, err := c.fields.manager(req.Kind, req.SubResource, strategy, custom)
-	if err != nil {
-		return nil, apierrors.NewInternalError(err)
-	}
-	if live == nil {
-		var creater runtime.ObjectCreater = c.scheme
-		if custom {
-			creater = unstructuredscheme.NewUnstructuredCreator()
-		}
-		if live, err = creater.New(req.Kind); err != nil {
-			return nil, apierrors.NewInternalError(err)
-		}
-	}
-	recorded := m.UpdateNoErrors(live, obj, fieldManagerName(req, c.defaultManager))
-	c.stampManagedFields(recorded, live)
-	return recorded, nil
-}
-
-// stampManagedFields gives the managedFields entries this write recorded the chain's clock: the
-// field manager stamps them with the wall clock, which would make two reviews of one object
-// differ; the apiserver's entries carry the time of the write, as these then do.
-func (c *codec) stampManagedFields(obj, live runtime.Object) {
-	if c.now == nil {
-		return
-	}
-	objectMeta, err := meta.Accessor(obj)
-	if err != nil {
-		return
-	}
-	before := map[string]*metav1.Time{}
-	if liveMeta, err := meta.Accessor(live); err == nil {
-		for _, e := range liveMeta.GetManagedFields() {
-			before[managedFieldsKey(e)] = e.Time
-		}
-	}
-	entries := objectMeta.GetManagedFields()
-	now := metav1.NewTime(c.now().UTC().Truncate(time.Second))
-	for i, e := range entries {
-		if previous, ok := before[managedFieldsKey(e)]; ok && previous.Equal(e.Time) {
-			continue
-		}
-		entries[i].Time = &now
-	}
-	objectMeta.SetManagedFields(entries)
-}
-
-func managedFieldsKey(e metav1.ManagedFieldsEntry) string {
-	return e.Manager + "\x00" + string(e.Operation) + "\x00" + e.APIVersion + "\x00" + e.Subresource
-}
-
-// fieldManagerName is the request options' fieldManager, or the default.
-func fieldManagerName(req *engine.Request, fallback string) string {
-	var options struct {
-		FieldManager string `json:"fieldManager"`
-	}
-	if len(req.Options) > 0 && json.Unmarshal(req.Options, &options) == nil && options.FieldManager != "" {
-		return options.FieldManager
-	}
-	return fallback
 }
 
 // decodeRequestObject is the create and update handlers' reading of the body, up to mutating

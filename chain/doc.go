@@ -14,12 +14,16 @@
 //	                 conversions for equivalent versions through the internal object; storage
 //	internal.go      the internal objects the plugins take, converted once per admission and
 //	                 remembered with their encodings for conversions from the internal object
-//	managedfields.go the handler's field managers: metadata.managedFields before admission
+//	managedfields.go the handler's field managers: metadata.managedFields recorded before
+//	                 admission, their times from the chain's clock
 //	plugins.go       the built-in admission plugins kube-apiserver enables by default, in its
 //	                 order (NamespaceLifecycle, LimitRanger, ServiceAccount, PodSecurity, Priority,
 //	                 DefaultTolerationSeconds, DefaultStorageClass, RuntimeClass, ...), before the
 //	                 webhooks of each phase and reinvoked with them; ResourceQuota after the
 //	                 validating webhooks
+//	builtin.go       one built-in plugin run as a step: the admission attributes it gets (the
+//	                 request's options and user, audit annotations; policies.go uses them too)
+//	                 and the change test after a mutating plugin
 //	equal.go         the change test after each plugin: Semantic's equality, without allocating
 //	tokenvolume.go   the ServiceAccount plugin's token volume, named deterministically
 //	policies.go      MutatingAdmissionPolicies and ValidatingAdmissionPolicies, a binding at a

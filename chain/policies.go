@@ -69,58 +69,7 @@ type policyPlugins struct {
 // initialized as the apiserver initializes it, on a cluster holding state, the binding and its
 // policy.
 func newPolicyPlugins(ctx context.Context, mutating bool, policies, state []runtime.Object, namespaces []string, deps policyDeps) (*policyPlugins, error) {
-	type pair struct {
-		policy  runtime.Object
-		binding runtime.Object
-		name    [2]string
-		missing bool
-		unbound bool
-	}
-	byName := map[string]runtime.Object{}
-	var pairs []pair
-	for _, obj := range policies {
-		switch o := obj.(type) {
-		case *admissionregistrationv1.ValidatingAdmissionPolicy:
-			if !mutating {
-				byName[o.Name] = o
-			}
-		case *admissionregistrationv1.MutatingAdmissionPolicy:
-			if mutating {
-				byName[o.Name] = o
-			}
-		}
-	}
-	for _, obj := range policies {
-		switch o := obj.(type) {
-		case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
-			if !mutating {
-				p, ok := byName[o.Spec.PolicyName]
-				pairs = append(pairs, pair{policy: p, binding: o, name: [2]string{o.Spec.PolicyName, o.Name}, missing: !ok})
-			}
-		case *admissionregistrationv1.MutatingAdmissionPolicyBinding:
-			if mutating {
-				p, ok := byName[o.Spec.PolicyName]
-				pairs = append(pairs, pair{policy: p, binding: o, name: [2]string{o.Spec.PolicyName, o.Name}, missing: !ok})
-			}
-		}
-	}
-	// A policy no binding names never runs: it still gets a row, which says so.
-	named := map[string]bool{}
-	for _, p := range pairs {
-		named[p.name[0]] = true
-	}
-	for name := range byName {
-		if !named[name] {
-			pairs = append(pairs, pair{name: [2]string{name, ""}, unbound: true})
-		}
-	}
-	sort.Slice(pairs, func(i, j int) bool {
-		if pairs[i].name[0] != pairs[j].name[0] {
-			return pairs[i].name[0] < pairs[j].name[0]
-		}
-		return pairs[i].name[1] < pairs[j].name[1]
-	})
-
+	pairs := pairPolicies(mutating, policies)
 	out := &policyPlugins{mutating: mutating, codec: deps.codec, interfaces: deps.interfaces}
 	var ready []func() error
 	for _, p := range pairs {
@@ -164,6 +113,67 @@ func newPolicyPlugins(ctx context.Context, mutating bool, policies, state []runt
 		return errors.Join(errs...)
 	})
 	return out, nil
+}
+
+// policyPair is a binding and the policy it names, or a policy no binding names (unbound), or a
+// binding whose policy does not exist (missing). name is the policy's name and the binding's.
+type policyPair struct {
+	policy  runtime.Object
+	binding runtime.Object
+	name    [2]string
+	missing bool
+	unbound bool
+}
+
+// pairPolicies pairs the bindings of the given kind among policies with their policies, and
+// adds a pair for each policy no binding names, in the order the rows go in: by policy name,
+// then binding name.
+func pairPolicies(mutating bool, policies []runtime.Object) []policyPair {
+	byName := map[string]runtime.Object{}
+	var pairs []policyPair
+	for _, obj := range policies {
+		switch o := obj.(type) {
+		case *admissionregistrationv1.ValidatingAdmissionPolicy:
+			if !mutating {
+				byName[o.Name] = o
+			}
+		case *admissionregistrationv1.MutatingAdmissionPolicy:
+			if mutating {
+				byName[o.Name] = o
+			}
+		}
+	}
+	for _, obj := range policies {
+		switch o := obj.(type) {
+		case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
+			if !mutating {
+				p, ok := byName[o.Spec.PolicyName]
+				pairs = append(pairs, policyPair{policy: p, binding: o, name: [2]string{o.Spec.PolicyName, o.Name}, missing: !ok})
+			}
+		case *admissionregistrationv1.MutatingAdmissionPolicyBinding:
+			if mutating {
+				p, ok := byName[o.Spec.PolicyName]
+				pairs = append(pairs, policyPair{policy: p, binding: o, name: [2]string{o.Spec.PolicyName, o.Name}, missing: !ok})
+			}
+		}
+	}
+	// A policy no binding names never runs: it still gets a row, which says so.
+	named := map[string]bool{}
+	for _, p := range pairs {
+		named[p.name[0]] = true
+	}
+	for name := range byName {
+		if !named[name] {
+			pairs = append(pairs, policyPair{name: [2]string{name, ""}, unbound: true})
+		}
+	}
+	sort.Slice(pairs, func(i, j int) bool {
+		if pairs[i].name[0] != pairs[j].name[0] {
+			return pairs[i].name[0] < pairs[j].name[0]
+		}
+		return pairs[i].name[1] < pairs[j].name[1]
+	})
+	return pairs
 }
 
 // Name, Type, Admit and Validate make policyPlugins a dispatch plugin.
@@ -228,55 +238,17 @@ func (p *policyPlugins) run(ctx context.Context, at *engine.Attributes) error {
 	var first error
 	changed := false
 	for _, b := range p.bindings {
-		start := time.Now()
-		if at.IsReinvoke() && !b.reinvocable {
-			continue // the plugin does not run it again: no row
-		}
-		if b.inert != "" {
-			at.Record(p.row(b, engine.OutcomeInert, b.inert, 0))
-			continue
-		}
-		record := &annotatedAttributes{Attributes: admission.NewAttributesRecord(obj, old, req.Kind, req.Namespace, at.Name(), req.Resource, req.SubResource,
-			admission.Operation(req.Operation), options, req.DryRun, admissionUser(ctx, req))}
-		attrs := &reinvokingAttributes{annotatedAttributes: record, context: reinvocationContext{at}}
-		if skip := p.matches(b, attrs); skip != "" {
-			at.Record(p.row(b, engine.OutcomeSkipped, skip, 0))
-			continue
-		}
-		recorder := &warnings{}
-		callCtx := requestContext(ctx, req, recorder)
-		var before runtime.Object
-		if p.mutating && obj != nil {
-			before = obj.DeepCopyObject()
-		}
-		if p.mutating {
-			err = b.admit(callCtx, attrs, p.interfaces)
-		} else {
-			err = b.plugin.(admission.ValidationInterface).Validate(callCtx, attrs, p.interfaces)
-		}
-		elapsed := time.Since(start)
-		warned := recorder.list()
-		for _, w := range warned {
-			at.AddWarning(w)
-		}
-		for _, a := range record.annotations {
-			annotations.add(b.policy, a[0], a[1])
-		}
+		changedByB, err := p.evaluate(ctx, at, b, obj, old, options, annotations)
 		switch {
+		case err != nil && p.mutating:
+			annotations.publish(at)
+			return err
 		case err != nil:
-			at.Record(p.row(b, engine.OutcomeOf(err), err.Error(), elapsed))
-			if p.mutating {
-				annotations.publish(at)
-				return err
-			}
 			if first == nil {
 				first = err
 			}
-		case p.mutating && obj != nil && !semanticallyEqual(before, obj):
+		case changedByB:
 			changed = true
-			at.Record(p.row(b, engine.OutcomePatched, "", elapsed))
-		default:
-			at.Record(p.row(b, engine.OutcomeAllowed, strings.Join(warned, "; "), elapsed))
 		}
 	}
 	annotations.publish(at)
@@ -288,6 +260,59 @@ func (p *policyPlugins) run(ctx context.Context, at *engine.Attributes) error {
 		at.SetObject(out)
 	}
 	return first
+}
+
+// evaluate runs the binding b on the request's internal objects, unless it does not run in this
+// round, and records its row: inert, skipped when it does not match, else its outcome. It passes
+// the binding's warnings and audit annotations on, returns its error, and reports whether a
+// mutating binding changed obj.
+func (p *policyPlugins) evaluate(ctx context.Context, at *engine.Attributes, b *policyBinding, obj, old, options runtime.Object, annotations *policyAnnotations) (changed bool, err error) {
+	start := time.Now()
+	if at.IsReinvoke() && !b.reinvocable {
+		return false, nil // the plugin does not run it again: no row
+	}
+	if b.inert != "" {
+		at.Record(p.row(b, engine.OutcomeInert, b.inert, 0))
+		return false, nil
+	}
+	req := at.Request
+	record := &annotatedAttributes{Attributes: admission.NewAttributesRecord(obj, old, req.Kind, req.Namespace, at.Name(), req.Resource, req.SubResource,
+		admission.Operation(req.Operation), options, req.DryRun, admissionUser(ctx, req))}
+	attrs := &reinvokingAttributes{annotatedAttributes: record, context: reinvocationContext{at}}
+	if skip := p.matches(b, attrs); skip != "" {
+		at.Record(p.row(b, engine.OutcomeSkipped, skip, 0))
+		return false, nil
+	}
+	recorder := &warnings{}
+	callCtx := requestContext(ctx, req, recorder)
+	var before runtime.Object
+	if p.mutating && obj != nil {
+		before = obj.DeepCopyObject()
+	}
+	if p.mutating {
+		err = b.admit(callCtx, attrs, p.interfaces)
+	} else {
+		err = b.plugin.(admission.ValidationInterface).Validate(callCtx, attrs, p.interfaces)
+	}
+	elapsed := time.Since(start)
+	warned := recorder.list()
+	for _, w := range warned {
+		at.AddWarning(w)
+	}
+	for _, a := range record.annotations {
+		annotations.add(b.policy, a[0], a[1])
+	}
+	switch {
+	case err != nil:
+		at.Record(p.row(b, engine.OutcomeOf(err), err.Error(), elapsed))
+		return false, err
+	case p.mutating && obj != nil && !semanticallyEqual(before, obj):
+		at.Record(p.row(b, engine.OutcomePatched, "", elapsed))
+		return true, nil
+	default:
+		at.Record(p.row(b, engine.OutcomeAllowed, strings.Join(warned, "; "), elapsed))
+		return false, nil
+	}
 }
 
 const (

@@ -1,6 +1,8 @@
 package chain
 
 import (
+	"maps"
+
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/kubernetes/pkg/registry/admissionregistration/mutatingwebhookconfiguration"
 	"k8s.io/kubernetes/pkg/registry/admissionregistration/validatingwebhookconfiguration"
@@ -80,6 +82,13 @@ func updates(s rest.RESTUpdateStrategy) strategy { return strategy{update: s} }
 // listed (scale, binding, eviction, token, ...) has REST handlers of its own and no preparation
 // admit reproduces.
 func registryStrategies() map[resourceKey]strategy {
+	strategies := coreStrategies()
+	maps.Copy(strategies, groupStrategies())
+	return strategies
+}
+
+// coreStrategies are those of the core group's resources (served under /api).
+func coreStrategies() map[resourceKey]strategy {
 	return map[resourceKey]strategy{
 		{"", "configmaps", ""}:                   both(configmap.Strategy),
 		{"", "endpoints", ""}:                    both(endpoint.Strategy),
@@ -107,6 +116,12 @@ func registryStrategies() map[resourceKey]strategy {
 		{"", "serviceaccounts", ""}:              both(serviceaccount.Strategy),
 		{"", "services", ""}:                     both(service.Strategy),
 		{"", "services", "status"}:               updates(service.StatusStrategy),
+	}
+}
+
+// groupStrategies are those of the named groups' resources (served under /apis).
+func groupStrategies() map[resourceKey]strategy {
+	return map[resourceKey]strategy{
 		{"admissionregistration.k8s.io", "mutatingwebhookconfigurations", ""}:     both(mutatingwebhookconfiguration.Strategy),
 		{"admissionregistration.k8s.io", "validatingwebhookconfigurations", ""}:   both(validatingwebhookconfiguration.Strategy),
 		{"apps", "controllerrevisions", ""}:                                       both(controllerrevision.Strategy),

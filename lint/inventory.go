@@ -131,6 +131,7 @@ func newInventory(set *config.Set) (*inventory, error) {
 	return inv, nil
 }
 
+// add indexes u by its kind, and keeps what lint reads of the kinds it knows.
 func (inv *inventory) add(u *unstructured.Unstructured) error {
 	gvk := u.GroupVersionKind()
 	if inv.objects == nil {
@@ -162,6 +163,42 @@ func (inv *inventory) add(u *unstructured.Unstructured) error {
 		inv.services[namespacedName{svc.Namespace, svc.Name}] = svc
 	case corev1.SchemeGroupVersion.WithKind("Secret"):
 		return inv.addSecret(u)
+	case appsv1.SchemeGroupVersion.WithKind("Deployment"), appsv1.SchemeGroupVersion.WithKind("StatefulSet"),
+		appsv1.SchemeGroupVersion.WithKind("DaemonSet"), batchv1.SchemeGroupVersion.WithKind("Job"),
+		batchv1.SchemeGroupVersion.WithKind("CronJob"):
+		return inv.addWorkload(gvk, u)
+	case rbacv1.SchemeGroupVersion.WithKind("ClusterRole"):
+		role := &rbacv1.ClusterRole{}
+		if err := fromUnstructured(u, role); err != nil {
+			return err
+		}
+		inv.clusterRoles[role.Name] = role
+	case rbacv1.SchemeGroupVersion.WithKind("ClusterRoleBinding"):
+		binding := &rbacv1.ClusterRoleBinding{}
+		if err := fromUnstructured(u, binding); err != nil {
+			return err
+		}
+		inv.clusterRoleBindings = append(inv.clusterRoleBindings, binding)
+	case policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget"):
+		pdb := &policyv1.PodDisruptionBudget{}
+		if err := fromUnstructured(u, pdb); err != nil {
+			return err
+		}
+		inv.pdbs = append(inv.pdbs, pdb)
+	case apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"):
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := fromUnstructured(u, crd); err != nil {
+			return err
+		}
+		inv.crds = append(inv.crds, crd)
+	}
+	return nil
+}
+
+// addWorkload keeps what lint needs of a Deployment, StatefulSet or DaemonSet, which run servers,
+// and of a Job or CronJob, which run no server but may fill a caBundle.
+func (inv *inventory) addWorkload(gvk schema.GroupVersionKind, u *unstructured.Unstructured) error {
+	switch gvk {
 	case appsv1.SchemeGroupVersion.WithKind("Deployment"):
 		var d appsv1.Deployment
 		if err := fromUnstructured(u, &d); err != nil {
@@ -200,30 +237,6 @@ func (inv *inventory) add(u *unstructured.Unstructured) error {
 			return err
 		}
 		inv.jobs = append(inv.jobs, newWorkload("CronJob", j.ObjectMeta, nil, j.Spec.JobTemplate.Spec.Template))
-	case rbacv1.SchemeGroupVersion.WithKind("ClusterRole"):
-		role := &rbacv1.ClusterRole{}
-		if err := fromUnstructured(u, role); err != nil {
-			return err
-		}
-		inv.clusterRoles[role.Name] = role
-	case rbacv1.SchemeGroupVersion.WithKind("ClusterRoleBinding"):
-		binding := &rbacv1.ClusterRoleBinding{}
-		if err := fromUnstructured(u, binding); err != nil {
-			return err
-		}
-		inv.clusterRoleBindings = append(inv.clusterRoleBindings, binding)
-	case policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget"):
-		pdb := &policyv1.PodDisruptionBudget{}
-		if err := fromUnstructured(u, pdb); err != nil {
-			return err
-		}
-		inv.pdbs = append(inv.pdbs, pdb)
-	case apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"):
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := fromUnstructured(u, crd); err != nil {
-			return err
-		}
-		inv.crds = append(inv.crds, crd)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -24,8 +25,21 @@ type Rule struct {
 	Help string
 }
 
-// Rules returns the rules in ID order. The slice is fresh: callers may keep or change it.
+// Rules returns the rules in ID order. The slice is fresh: callers may keep or change it. Each
+// group of Rule's doc is listed by a function of its own.
 func Rules() []Rule {
+	return slices.Concat(
+		apiserverRules(),
+		availabilityRules(),
+		scopeRules(),
+		timeoutRules(),
+		tlsRules(),
+		policyRules(),
+	)
+}
+
+// apiserverRules are group A: what kube-apiserver refuses, or accepts with a warning.
+func apiserverRules() []Rule {
 	return []Rule{
 		{ID: "A01", Name: "invalid", Severity: Error,
 			Summary: "The apiserver would refuse to create the configuration.",
@@ -33,6 +47,12 @@ func Rules() []Rule {
 		{ID: "A02", Name: "apiserver-warning", Severity: Warning,
 			Summary: "The apiserver would accept the configuration with a warning.",
 			Help:    "kube-apiserver accepts the configuration but warns that part of it has no effect, e.g. a name reserved for static manifests. kubectl prints the warning once and it is easy to miss."},
+	}
+}
+
+// availabilityRules are group B: fail-closed webhooks in the way of the cluster's own recovery.
+func availabilityRules() []Rule {
+	return []Rule{
 		{ID: "B01", Name: "fail-closed-kube-system", Severity: Error,
 			Summary: "A fail-closed webhook intercepts writes the control plane makes in kube-system.",
 			Help:    "kube-system hosts the control plane and the add-ons every webhook depends on (runlevel 0). When a fail-closed webhook that intercepts its pods, leases or endpoints is down, those components cannot restart, renew their leader leases or publish endpoints; when it intercepts pod deletes and evictions, pods on dead nodes are never replaced and StatefulSet pods stay Terminating. The cluster cannot heal itself. Exclude kube-system with the namespaceSelector."},
@@ -69,6 +89,12 @@ func Rules() []Rule {
 		{ID: "B12", Name: "fail-closed-node-writes", Severity: Error,
 			Summary: "A fail-closed webhook intercepts the writes kubelets and the node lifecycle controller make to Nodes, or kubelets' certificate requests.",
 			Help:    "Nodes and CertificateSigningRequests are cluster-scoped: no namespaceSelector exempts them. While such a webhook is down, the node lifecycle controller cannot taint unreachable nodes, so their pods (the webhook's own server's among them) are never evicted and replaced; new nodes cannot register, report Ready or lose their not-ready taint; kubelets cannot renew their client certificates. Leave these writes out of the rules, skip the control plane's users with matchConditions, or fail open with a short timeout."},
+	}
+}
+
+// scopeRules are group C: webhooks that receive more requests than they handle.
+func scopeRules() []Rule {
+	return []Rule{
 		{ID: "C01", Name: "wildcard-rule", Severity: Warning,
 			Summary: "A rule matches every API group, every resource or every operation (info when the wildcard stays within the project's own API groups).",
 			Help:    "Each wildcard multiplies the requests the webhook receives, including resources added later by CRDs and upgrades it was never written for. Name the groups, resources and operations the webhook handles."},
@@ -81,12 +107,24 @@ func Rules() []Rule {
 		{ID: "C04", Name: "mirror-pods", Severity: Info,
 			Summary: "A mutating webhook on pods does not exclude mirror pods.",
 			Help:    "The kubelet creates a mirror pod for each static pod. The apiserver refuses changes to them, so a mutation either fails the mirror pod's creation or is lost. Exclude them with a matchCondition on the kubernetes.io/config.mirror annotation."},
+	}
+}
+
+// timeoutRules are group D: how long a slow or absent webhook holds what it intercepts.
+func timeoutRules() []Rule {
+	return []Rule{
 		{ID: "D01", Name: "long-timeout", Severity: Warning,
 			Summary: "A webhook's timeoutSeconds is 10 (the default when unset) or more on writes the control plane makes continuously (info elsewhere, and when only objects its objectSelector picks by label reach it).",
 			Help:    "A webhook that is down or slow holds every request it intercepts for up to timeoutSeconds. On the hot and recovery paths (pods, their bindings and status, nodes, leases, endpoints, events) that stalls controllers, the scheduler and kubelets; on Ingresses, NetworkPolicies, PersistentVolumeClaims, Namespaces, workloads or a project's custom resources only the occasional writes of people and deploy tools. Set the time the webhook needs at worst: 1-5 s for checks that stay in memory."},
 		{ID: "D02", Name: "chain-exceeds-deadline", Severity: Warning,
 			Summary: "The webhooks matching one request can together take longer than the request deadline.",
 			Help:    "Mutating webhooks run one after the other (those with reinvocationPolicy IfNeeded possibly twice), then validating webhooks run in parallel. If their timeouts add up past the request's deadline (60 s by default), slow webhooks make requests time out before any failurePolicy applies."},
+	}
+}
+
+// tlsRules are group E: CA bundles and serving certificates that cannot work.
+func tlsRules() []Rule {
+	return []Rule{
 		{ID: "E01", Name: "ca-bundle-not-certificates", Severity: Error,
 			Summary: "clientConfig.caBundle is not a PEM bundle of certificates only.",
 			Help:    "The apiserver trusts the certificates in caBundle. Anything else is a mistake: an unparseable bundle fails every call, and a PRIVATE KEY block publishes a secret to everyone who can read webhook configurations."},
@@ -102,6 +140,12 @@ func Rules() []Rule {
 		{ID: "E05", Name: "empty-ca-bundle", Severity: Error,
 			Summary: "A service webhook has no caBundle and nothing in the input fills it in (error when fail-closed, warning when fail-open, info when the input holds only the configuration).",
 			Help:    "Without caBundle the apiserver verifies the server against its own system roots, which never signed an in-cluster serving certificate. Set caBundle, annotate the configuration for an injector (cert-manager.io/inject-ca-from, service.beta.openshift.io/inject-cabundle...), or ship what fills it in: a rotator or certgen Job whose ServiceAccount may update the configuration, which lint reads from the input's ClusterRoles and bindings and from Kubernetes' built-in ClusterRoles (cluster-admin may, admin, edit and view may not)."},
+	}
+}
+
+// policyRules are group F: admission policies and their bindings.
+func policyRules() []Rule {
+	return []Rule{
 		{ID: "F01", Name: "binding-without-policy", Severity: Warning,
 			Summary: "An admission policy binding names a policy that is not in the input.",
 			Help:    "kube-apiserver ignores a binding whose policy does not exist: nothing is enforced and nothing says so. Apply the policy with its bindings, or fix spec.policyName."},

@@ -2,7 +2,9 @@
 //
 // One admission request travels through these files, in order:
 //
-//	server.go              Server: TLS, /healthz, /readyz, /metrics, graceful drain
+//	server.go              Server: its options, defaults, listeners and TLS configuration
+//	server_run.go          Run: serving, and the graceful drain that loses no request
+//	server_health.go       /healthz, /readyz (a TLS self-check of the serving certificate), /metrics
 //	server_certificates.go the serving certificate: files (hot-reloaded), in memory, or a function
 //	registry.go            Registry: Register fills defaults in, checks, serves each webhook on its path
 //	guard.go               answers 400 to a request for a kind or resource the webhook is not for

@@ -39,8 +39,7 @@ type ReviewVariant struct {
 // ParseReview reads Go benchmark output of BenchmarkReviewThroughput: lines named
 // ".../objects=N/webhook=W" with objects/s, cpu-µs/object, peak-rss-MiB and load1 metrics.
 func ParseReview(output []byte) (*Review, error) {
-	type samples struct{ perSecond, cpu, rss, load []float64 }
-	byKey := map[string]*samples{}
+	byKey := map[string]*reviewSamples{}
 	var order []ReviewVariant
 	sc := bufio.NewScanner(bytes.NewReader(output))
 	for line := 1; sc.Scan(); line++ {
@@ -54,49 +53,19 @@ func ParseReview(output []byte) (*Review, error) {
 		if len(fields)%2 != 0 {
 			return nil, fmt.Errorf("line %d: metrics are not value-unit pairs: %q", line, sc.Text())
 		}
-		var v ReviewVariant
-		name := fields[0][len(ReviewBenchmark)+1:]
-		if i := strings.LastIndexByte(name, '-'); i > 0 {
-			name = name[:i] // the GOMAXPROCS suffix
-		}
-		for _, part := range strings.Split(name, "/") {
-			key, value, _ := strings.Cut(part, "=")
-			switch key {
-			case "objects":
-				n, err := strconv.Atoi(value)
-				if err != nil {
-					return nil, fmt.Errorf("line %d: objects=%q: %w", line, value, err)
-				}
-				v.Objects = n
-			case "webhook":
-				v.Webhook = value
-			}
-		}
-		if v.Objects == 0 || v.Webhook == "" {
-			return nil, fmt.Errorf("line %d: %q does not name objects=N/webhook=W", line, fields[0])
+		v, err := reviewVariantOf(fields[0], line)
+		if err != nil {
+			return nil, err
 		}
 		key := fmt.Sprintf("%d/%s", v.Objects, v.Webhook)
 		s, seen := byKey[key]
 		if !seen {
-			s = &samples{}
+			s = &reviewSamples{}
 			byKey[key] = s
 			order = append(order, v)
 		}
-		for i := 2; i < len(fields); i += 2 {
-			x, err := strconv.ParseFloat(fields[i], 64)
-			if err != nil {
-				return nil, fmt.Errorf("line %d: metric %s: %w", line, fields[i+1], err)
-			}
-			switch fields[i+1] {
-			case "objects/s":
-				s.perSecond = append(s.perSecond, x)
-			case "cpu-µs/object":
-				s.cpu = append(s.cpu, x)
-			case "peak-rss-MiB":
-				s.rss = append(s.rss, x)
-			case "load1":
-				s.load = append(s.load, x)
-			}
+		if err := s.add(fields[2:], line); err != nil {
+			return nil, err
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -126,6 +95,57 @@ func ParseReview(output []byte) (*Review, error) {
 		return x.Objects - y.Objects
 	})
 	return r, nil
+}
+
+// reviewVariantOf reads the variant a result line's benchmark name says, objects=N/webhook=W
+// after the benchmark's own name.
+func reviewVariantOf(benchmark string, line int) (ReviewVariant, error) {
+	var v ReviewVariant
+	name := benchmark[len(ReviewBenchmark)+1:]
+	if i := strings.LastIndexByte(name, '-'); i > 0 {
+		name = name[:i] // the GOMAXPROCS suffix
+	}
+	for _, part := range strings.Split(name, "/") {
+		key, value, _ := strings.Cut(part, "=")
+		switch key {
+		case "objects":
+			n, err := strconv.Atoi(value)
+			if err != nil {
+				return v, fmt.Errorf("line %d: objects=%q: %w", line, value, err)
+			}
+			v.Objects = n
+		case "webhook":
+			v.Webhook = value
+		}
+	}
+	if v.Objects == 0 || v.Webhook == "" {
+		return v, fmt.Errorf("line %d: %q does not name objects=N/webhook=W", line, benchmark)
+	}
+	return v, nil
+}
+
+// reviewSamples are one variant's metrics, a value per result line.
+type reviewSamples struct{ perSecond, cpu, rss, load []float64 }
+
+// add keeps the metrics of one result line, value-unit pairs; units it does not know are left.
+func (s *reviewSamples) add(metrics []string, line int) error {
+	for i := 0; i < len(metrics); i += 2 {
+		x, err := strconv.ParseFloat(metrics[i], 64)
+		if err != nil {
+			return fmt.Errorf("line %d: metric %s: %w", line, metrics[i+1], err)
+		}
+		switch metrics[i+1] {
+		case "objects/s":
+			s.perSecond = append(s.perSecond, x)
+		case "cpu-µs/object":
+			s.cpu = append(s.cpu, x)
+		case "peak-rss-MiB":
+			s.rss = append(s.rss, x)
+		case "load1":
+			s.load = append(s.load, x)
+		}
+	}
+	return nil
 }
 
 // reviewGoalObjects is the size the throughput goal is about.

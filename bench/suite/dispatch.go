@@ -83,17 +83,44 @@ func RunDispatch(ctx context.Context, cfg Config, certDir string) ([]DispatchSam
 		{DispatcherAPIServer, apiserver},
 		{DispatcherInputCopy, dispatchers.InputCopy{Pod: pod}},
 	}
-	for _, nd := range all {
-		if err := nd.d.Check(ctx); err != nil {
-			return nil, fmt.Errorf("%s: %w", nd.name, err)
-		}
-		warm := cfg.Dispatch
-		warm.Admissions = cfg.Dispatch.Warmup
-		if _, _, err := admitMany(ctx, warm, nd.d); err != nil {
-			return nil, fmt.Errorf("warming up %s: %w", nd.name, err)
+	if err := checkAndWarmUp(ctx, cfg.Dispatch, all); err != nil {
+		return nil, err
+	}
+	samples, err := measureRounds(ctx, cfg, all, hooksServer)
+	if err != nil {
+		return samples, err
+	}
+	if cfg.ProfileDir != "" {
+		for _, nd := range all[:2] {
+			path := filepath.Join(cfg.ProfileDir, "dispatch-"+nd.name+".pprof")
+			if err := profileDispatcher(ctx, cfg.Dispatch, nd.d, path); err != nil {
+				return samples, err
+			}
+			cfg.logf("dispatch: CPU profile of %s in %s", nd.name, path)
 		}
 	}
+	return samples, nil
+}
 
+// checkAndWarmUp checks that every dispatcher gets the expected answer, then runs cfg.Warmup
+// admissions through it, so that no measured phase pays for first calls and connections.
+func checkAndWarmUp(ctx context.Context, cfg DispatchConfig, all []namedDispatcher) error {
+	for _, nd := range all {
+		if err := nd.d.Check(ctx); err != nil {
+			return fmt.Errorf("%s: %w", nd.name, err)
+		}
+		warm := cfg
+		warm.Admissions = cfg.Warmup
+		if _, _, err := admitMany(ctx, warm, nd.d); err != nil {
+			return fmt.Errorf("warming up %s: %w", nd.name, err)
+		}
+	}
+	return nil
+}
+
+// measureRounds measures every dispatcher once per round, in an order rotated each round. On an
+// error it returns the samples of the phases before it.
+func measureRounds(ctx context.Context, cfg Config, all []namedDispatcher, hooksServer *child) ([]DispatchSample, error) {
 	var samples []DispatchSample
 	for round := range cfg.Rounds {
 		for _, nd := range rotated(all, round) {
@@ -106,16 +133,6 @@ func RunDispatch(ctx context.Context, cfg Config, certDir string) ([]DispatchSam
 				s.Round, cfg.Rounds, s.Dispatcher, micros(s.PerAdmission.CPU), s.PerAdmission.Allocs,
 				s.PerAdmission.AllocBytes/1024, micros(s.WebhookCPU), s.Load1)
 			samples = append(samples, s)
-		}
-	}
-
-	if cfg.ProfileDir != "" {
-		for _, nd := range all[:2] {
-			path := filepath.Join(cfg.ProfileDir, "dispatch-"+nd.name+".pprof")
-			if err := profileDispatcher(ctx, cfg.Dispatch, nd.d, path); err != nil {
-				return samples, err
-			}
-			cfg.logf("dispatch: CPU profile of %s in %s", nd.name, path)
 		}
 	}
 	return samples, nil

@@ -88,14 +88,7 @@ func Of(t reflect.Type) ([]Field, bool) {
 					if name == "" {
 						f.Name = sf.Name
 					}
-					if hasTagOption(opts, "string") {
-						switch ft.Kind() {
-						case reflect.Bool, reflect.String, reflect.Float32, reflect.Float64,
-							reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-							reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-							f.Quoted = true
-						}
-					}
+					f.Quoted = hasTagOption(opts, "string") && quotable(ft)
 					fields = append(fields, f)
 					continue
 				}
@@ -103,6 +96,25 @@ func Of(t reflect.Type) ([]Field, bool) {
 			}
 		}
 	}
+	return dominant(fields), true
+}
+
+// quotable says whether the ",string" option applies to a field of type t (the field's type, or
+// an unnamed pointer's element type): encoding/json honours it on booleans, strings and numbers.
+func quotable(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.String, reflect.Float32, reflect.Float64,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return true
+	}
+	return false
+}
+
+// dominant sorts the fields found at every depth by name and keeps, of each name, the one
+// encoding/json encodes: the shallowest, a tagged one before an untagged one as shallow, and none
+// when two are equally shallow and equally tagged. It reuses fields' storage.
+func dominant(fields []Field) []Field {
 	slices.SortFunc(fields, func(a, b Field) int {
 		if c := strings.Compare(a.Name, b.Name); c != 0 {
 			return c
@@ -130,7 +142,7 @@ func Of(t reflect.Type) ([]Field, bool) {
 		}
 		i = j
 	}
-	return out, true
+	return out
 }
 
 func hasTagOption(opts, name string) bool {

@@ -121,6 +121,8 @@ func Start(ctx context.Context, opts Options) (*Env, error) {
 	return env, nil
 }
 
+// start brings etcd up, then kube-apiserver on credentials of its own, and waits until it serves
+// what tests need. The three ports are found together so that none is handed out twice.
 func (e *Env) start(ctx context.Context, apiserverPath, etcdPath string) error {
 	ports, err := freePorts(3)
 	if err != nil {
@@ -129,7 +131,35 @@ func (e *Env) start(ctx context.Context, apiserverPath, etcdPath string) error {
 	etcdClientURL := "http://127.0.0.1:" + strconv.Itoa(ports[0])
 	etcdPeerURL := "http://127.0.0.1:" + strconv.Itoa(ports[1])
 	securePort := ports[2]
+	if err := e.startEtcd(ctx, etcdPath, etcdClientURL, etcdPeerURL); err != nil {
+		return err
+	}
+	files, err := writeAPIServerFiles(filepath.Join(e.Dir, "pki"))
+	if err != nil {
+		return err
+	}
+	e.opts.Logf("testenv: starting %s on 127.0.0.1:%d", apiserverPath, securePort)
+	e.apiserver, err = startProcess("kube-apiserver", apiserverPath, e.apiserverArgs(files, etcdClientURL, securePort), e.APIServerLogPath)
+	if err != nil {
+		return err
+	}
+	httpClient, err := e.connect(files, securePort)
+	if err != nil {
+		return err
+	}
+	if err := e.waitUntilServing(ctx, httpClient); err != nil {
+		return err
+	}
+	e.KubeconfigPath = filepath.Join(e.Dir, "kubeconfig")
+	if err := writeKubeconfig(e.KubeconfigPath, e.RESTConfig); err != nil {
+		return err
+	}
+	return nil
+}
 
+// startEtcd starts etcd, a single-member cluster on the two URLs, and waits until it is healthy.
+func (e *Env) startEtcd(ctx context.Context, etcdPath, etcdClientURL, etcdPeerURL string) error {
+	var err error
 	e.opts.Logf("testenv: starting %s on %s", etcdPath, etcdClientURL)
 	e.etcd, err = startProcess("etcd", etcdPath, []string{
 		"--name=testenv",
@@ -146,16 +176,14 @@ func (e *Env) start(ctx context.Context, apiserverPath, etcdPath string) error {
 	if err != nil {
 		return err
 	}
-	if err := e.waitFor(ctx, e.etcd, "etcd to report healthy", func(ctx context.Context) error {
+	return e.waitFor(ctx, e.etcd, "etcd to report healthy", func(ctx context.Context) error {
 		return etcdHealthy(ctx, etcdClientURL)
-	}); err != nil {
-		return err
-	}
+	})
+}
 
-	files, err := writeAPIServerFiles(filepath.Join(e.Dir, "pki"))
-	if err != nil {
-		return err
-	}
+// apiserverArgs is kube-apiserver's command line: etcd, the loopback serving address, the
+// credentials in files, then Options.APIServerFlags, which win over the flags before them.
+func (e *Env) apiserverArgs(files apiserverFiles, etcdClientURL string, securePort int) []string {
 	args := []string{
 		"--etcd-servers=" + etcdClientURL,
 		"--bind-address=127.0.0.1",
@@ -179,13 +207,12 @@ func (e *Env) start(ctx context.Context, apiserverPath, etcdPath string) error {
 		// apiserver logs a failed endpoint update every few seconds.
 		"--endpoint-reconciler-type=none",
 	}
-	args = append(args, e.opts.APIServerFlags...)
-	e.opts.Logf("testenv: starting %s on 127.0.0.1:%d", apiserverPath, securePort)
-	e.apiserver, err = startProcess("kube-apiserver", apiserverPath, args, e.APIServerLogPath)
-	if err != nil {
-		return err
-	}
+	return append(args, e.opts.APIServerFlags...)
+}
 
+// connect sets RESTConfig and Client, an admin's, and returns an HTTP client with the same
+// credentials for the readiness endpoint.
+func (e *Env) connect(files apiserverFiles, securePort int) (*http.Client, error) {
 	e.RESTConfig = &rest.Config{
 		Host:            "https://127.0.0.1:" + strconv.Itoa(securePort),
 		BearerToken:     files.adminToken,
@@ -196,13 +223,20 @@ func (e *Env) start(ctx context.Context, apiserverPath, etcdPath string) error {
 	}
 	client, err := kubernetes.NewForConfig(e.RESTConfig)
 	if err != nil {
-		return fmt.Errorf("creating client: %w", err)
+		return nil, fmt.Errorf("creating client: %w", err)
 	}
 	e.Client = client
 	httpClient, err := rest.HTTPClientFor(e.RESTConfig)
 	if err != nil {
-		return fmt.Errorf("creating HTTP client: %w", err)
+		return nil, fmt.Errorf("creating HTTP client: %w", err)
 	}
+	return httpClient, nil
+}
+
+// waitUntilServing waits until the apiserver is ready, has the default namespace and serves
+// admissionregistration.k8s.io/v1, then creates the default ServiceAccounts.
+func (e *Env) waitUntilServing(ctx context.Context, httpClient *http.Client) error {
+	client := e.Client
 	if err := e.waitFor(ctx, e.apiserver, "kube-apiserver /readyz", func(ctx context.Context) error {
 		return getOK(ctx, httpClient, e.RESTConfig.Host+"/readyz")
 	}); err != nil {
@@ -233,11 +267,6 @@ func (e *Env) start(ctx context.Context, apiserverPath, etcdPath string) error {
 		}); err != nil {
 			return err
 		}
-	}
-
-	e.KubeconfigPath = filepath.Join(e.Dir, "kubeconfig")
-	if err := writeKubeconfig(e.KubeconfigPath, e.RESTConfig); err != nil {
-		return err
 	}
 	return nil
 }

@@ -69,11 +69,7 @@ func (s *state) value(v reflect.Value, p *plan, depth int) bool {
 		return v.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(s.data[start:s.pos]) == nil
 	case kindPointer:
 		if c == 'n' {
-			if !s.literal("null") {
-				return false
-			}
-			v.SetZero()
-			return true
+			return s.null(v, p.kind)
 		}
 		if v.IsNil() {
 			v.Set(reflect.New(p.typ.Elem()))
@@ -90,14 +86,7 @@ func (s *state) value(v reflect.Value, p *plan, depth int) bool {
 		return false
 	}
 	if c == 'n' {
-		if !s.literal("null") {
-			return false
-		}
-		switch p.kind {
-		case kindMap, kindSlice, kindBytes:
-			v.SetZero()
-		}
-		return true // null leaves structs, strings, numbers and booleans as they are
+		return s.null(v, p.kind)
 	}
 	switch p.kind {
 	case kindStruct:
@@ -111,17 +100,7 @@ func (s *state) value(v reflect.Value, p *plan, depth int) bool {
 		case '[':
 			return s.array(v, p, depth)
 		case '"':
-			str, ok := s.str()
-			if !ok {
-				return false
-			}
-			b := make([]byte, base64.StdEncoding.DecodedLen(len(str)))
-			n, err := base64.StdEncoding.Decode(b, str)
-			if err != nil {
-				return false
-			}
-			v.SetBytes(b[:n])
-			return true
+			return s.base64Bytes(v)
 		}
 		return false
 	case kindString:
@@ -152,6 +131,38 @@ func (s *state) value(v reflect.Value, p *plan, depth int) bool {
 		return storeNumber(v, p.kind, num)
 	}
 	return false
+}
+
+// null and base64Bytes are value's rare cases, out of its body so that the common ones read
+// together; the kinds that decode often (objects, strings, numbers, types with their own
+// UnmarshalJSON) stay inline, without a call of their own.
+
+// null decodes the literal null into v of kind k as encoding/json does: pointers, maps, slices
+// and byte slices become nil; structs, strings, numbers and booleans are left as they are.
+func (s *state) null(v reflect.Value, k kind) bool {
+	if !s.literal("null") {
+		return false
+	}
+	switch k {
+	case kindPointer, kindMap, kindSlice, kindBytes:
+		v.SetZero()
+	}
+	return true
+}
+
+// base64Bytes decodes a string into the byte slice v, which encoding/json writes as base64.
+func (s *state) base64Bytes(v reflect.Value) bool {
+	str, ok := s.str()
+	if !ok {
+		return false
+	}
+	b := make([]byte, base64.StdEncoding.DecodedLen(len(str)))
+	n, err := base64.StdEncoding.Decode(b, str)
+	if err != nil {
+		return false
+	}
+	v.SetBytes(b[:n])
+	return true
 }
 
 // storeNumber sets v to the number num as encoding/json does: integers only from integer

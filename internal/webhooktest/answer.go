@@ -16,10 +16,32 @@ import (
 
 // answer writes what c's behaviour answers to review; n numbers the call among those to its path.
 func (c *call) answer(w http.ResponseWriter, r *http.Request, review *admissionv1.AdmissionReview, n int) {
+	if c.answerWithoutResponse(w, r, review, n) {
+		return
+	}
+	answer := admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: c.response(review)}
+	switch c.behaviour {
+	case "allowTextPlain":
+		body, _ := json.Marshal(answer) // an AdmissionReview always marshals
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write(body)
+	case "allowYAML":
+		body, _ := yaml.Marshal(answer)
+		w.Header().Set("Content-Type", "application/yaml")
+		_, _ = w.Write(body)
+	default:
+		writeJSON(w, http.StatusOK, answer)
+	}
+}
+
+// answerWithoutResponse writes the answers that hold no AdmissionResponse — errors, bodies a
+// caller cannot decode, a review without a response, a busy first call — and reports whether it
+// wrote one. A sleep waits here, before its response is made.
+func (c *call) answerWithoutResponse(w http.ResponseWriter, r *http.Request, review *admissionv1.AdmissionReview, n int) bool {
 	switch c.behaviour {
 	case "internalError":
 		http.Error(w, InternalErrorText, http.StatusInternalServerError)
-		return
+		return true
 	case "statusError", "statusErrorTextPlain":
 		status := metav1.Status{
 			TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
@@ -28,28 +50,28 @@ func (c *call) answer(w http.ResponseWriter, r *http.Request, review *admissionv
 		}
 		if c.behaviour == "statusError" {
 			writeJSON(w, http.StatusInternalServerError, status)
-			return
+			return true
 		}
 		// What http.Error does with a JSON text: the right body with the wrong Content-Type.
 		body, _ := json.Marshal(status) // a Status always marshals
 		http.Error(w, string(body), http.StatusInternalServerError)
-		return
+		return true
 	case "invalidJSON":
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte("invalid json"))
-		return
+		return true
 	case "emptyBody":
 		w.WriteHeader(http.StatusOK)
-		return
+		return true
 	case "absentResponse":
 		writeJSON(w, http.StatusOK, admissionv1.AdmissionReview{TypeMeta: review.TypeMeta})
-		return
+		return true
 	case "busyOnce":
 		if n == 1 {
 			// client-go retries a 5xx with an integer Retry-After: the caller should call again.
 			w.Header().Set("Retry-After", "0")
 			http.Error(w, "busy", http.StatusServiceUnavailable)
-			return
+			return true
 		}
 	case "sleep":
 		d, _ := time.ParseDuration(c.args[0]) // checked by parsePath
@@ -60,7 +82,12 @@ func (c *call) answer(w http.ResponseWriter, r *http.Request, review *admissionv
 		case <-timer.C:
 		}
 	}
+	return false
+}
 
+// response is the AdmissionResponse c's behaviour answers review with: allowed unless it denies,
+// its patch, and the path's parameters.
+func (c *call) response(review *admissionv1.AdmissionReview) *admissionv1.AdmissionResponse {
 	resp := &admissionv1.AdmissionResponse{UID: review.Request.UID, Allowed: true}
 	jsonPatch := admissionv1.PatchTypeJSONPatch
 	setPatch := func(p string) { resp.Patch, resp.PatchType = []byte(p), &jsonPatch }
@@ -90,19 +117,7 @@ func (c *call) answer(w http.ResponseWriter, r *http.Request, review *admissionv
 		resp.Patch = []byte(setLabelPatch(review.Request.Object.Raw, "webhooktest", "patched"))
 	}
 	c.applyOptions(resp)
-	answer := admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: resp}
-	switch c.behaviour {
-	case "allowTextPlain":
-		body, _ := json.Marshal(answer) // an AdmissionReview always marshals
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		_, _ = w.Write(body)
-	case "allowYAML":
-		body, _ := yaml.Marshal(answer)
-		w.Header().Set("Content-Type", "application/yaml")
-		_, _ = w.Write(body)
-	default:
-		writeJSON(w, http.StatusOK, answer)
-	}
+	return resp
 }
 
 // applyOptions puts the path's parameters into the response.

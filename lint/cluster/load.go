@@ -76,24 +76,7 @@ func Load(ctx context.Context, client kubernetes.Interface, opts Options) (*conf
 		objects = append(objects, params...)
 	}
 
-	backendNamespaces := map[string]bool{}
-	certificateNamespaces := map[string]bool{}
-	for _, c := range mutating.Items {
-		for _, w := range c.Webhooks {
-			if w.ClientConfig.Service != nil {
-				backendNamespaces[w.ClientConfig.Service.Namespace] = true
-			}
-		}
-		addInjectionNamespace(certificateNamespaces, c.Annotations)
-	}
-	for _, c := range validating.Items {
-		for _, w := range c.Webhooks {
-			if w.ClientConfig.Service != nil {
-				backendNamespaces[w.ClientConfig.Service.Namespace] = true
-			}
-		}
-		addInjectionNamespace(certificateNamespaces, c.Annotations)
-	}
+	backendNamespaces, certificateNamespaces := webhookNamespaces(mutating, validating)
 	for _, ns := range sortedKeys(backendNamespaces) {
 		listed, err := listServing(ctx, client, ns)
 		if err != nil {
@@ -103,18 +86,11 @@ func Load(ctx context.Context, client kubernetes.Interface, opts Options) (*conf
 		certificateNamespaces[ns] = true
 	}
 	if opts.Dynamic != nil {
-		for _, ns := range sortedKeys(certificateNamespaces) {
-			list, err := opts.Dynamic.Resource(certificates()).Namespace(ns).List(ctx, metav1.ListOptions{})
-			if apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
-				break // no cert-manager, or not ours to read: lint without Certificates
-			}
-			if err != nil {
-				return nil, fmt.Errorf("listing cert-manager Certificates in %q: %w", ns, err)
-			}
-			for i := range list.Items {
-				objects = append(objects, &list.Items[i])
-			}
+		listed, err := listCertificates(ctx, opts.Dynamic, sortedKeys(certificateNamespaces))
+		if err != nil {
+			return nil, err
 		}
+		objects = append(objects, listed...)
 	}
 
 	set, err := config.FromObjects(objects...)
@@ -125,7 +101,33 @@ func Load(ctx context.Context, client kubernetes.Interface, opts Options) (*conf
 	if name == "" {
 		name = "cluster"
 	}
-	source := config.Source{File: name}
+	setSource(set, config.Source{File: name})
+	return set, nil
+}
+
+// listCertificates lists cert-manager's Certificates in the namespaces given. The first namespace
+// where they are not served (no cert-manager) or not ours to read ends the listing: lint goes on
+// with the Certificates listed so far.
+func listCertificates(ctx context.Context, client dynamic.Interface, namespaces []string) ([]runtime.Object, error) {
+	var objects []runtime.Object
+	for _, ns := range namespaces {
+		list, err := client.Resource(certificates()).Namespace(ns).List(ctx, metav1.ListOptions{})
+		if apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
+			break // no cert-manager, or not ours to read: lint without Certificates
+		}
+		if err != nil {
+			return nil, fmt.Errorf("listing cert-manager Certificates in %q: %w", ns, err)
+		}
+		for i := range list.Items {
+			objects = append(objects, &list.Items[i])
+		}
+	}
+	return objects, nil
+}
+
+// setSource names the cluster as the source of every object of set, instead of the position
+// among FromObjects' arguments.
+func setSource(set *config.Set, source config.Source) {
 	for i := range set.Mutating {
 		set.Mutating[i].Source = source
 	}
@@ -135,7 +137,30 @@ func Load(ctx context.Context, client kubernetes.Interface, opts Options) (*conf
 	for i := range set.Others {
 		set.Others[i].Source = source
 	}
-	return set, nil
+}
+
+// webhookNamespaces returns the namespaces of the webhooks' Services, where their servers run,
+// and those of the Certificates cert-manager annotations inject the configurations' CA from.
+func webhookNamespaces(mutating *admissionregistrationv1.MutatingWebhookConfigurationList, validating *admissionregistrationv1.ValidatingWebhookConfigurationList) (backends, certificates map[string]bool) {
+	backends = map[string]bool{}
+	certificates = map[string]bool{}
+	for _, c := range mutating.Items {
+		for _, w := range c.Webhooks {
+			if w.ClientConfig.Service != nil {
+				backends[w.ClientConfig.Service.Namespace] = true
+			}
+		}
+		addInjectionNamespace(certificates, c.Annotations)
+	}
+	for _, c := range validating.Items {
+		for _, w := range c.Webhooks {
+			if w.ClientConfig.Service != nil {
+				backends[w.ClientConfig.Service.Namespace] = true
+			}
+		}
+		addInjectionNamespace(certificates, c.Annotations)
+	}
+	return backends, certificates
 }
 
 // listPolicies lists the admission policies and their bindings, and the kinds of the policies

@@ -63,66 +63,20 @@ func run(args []string, stderr io.Writer) error {
 	logger := log.New(stderr, "", log.Ltime)
 
 	var results *suite.Results
+	var err error
 	if *reportOnly {
-		data, err := os.ReadFile(filepath.Join(*resultsDir, resultsFile))
-		if err != nil {
-			return fmt.Errorf("reading the last results: %w", err)
-		}
-		results = &suite.Results{}
-		if err := json.Unmarshal(data, results); err != nil {
-			return fmt.Errorf("decoding %s: %w", resultsFile, err)
-		}
+		results, err = lastResults(*resultsDir)
 	} else {
-		cfg := suite.Full()
-		if *smoke {
-			cfg = suite.Smoke()
-		}
-		exe, err := os.Executable()
-		if err != nil {
-			return fmt.Errorf("finding the harness executable: %w", err)
-		}
-		cfg.Executable, cfg.ProfileDir, cfg.Logf = exe, *profiles, logger.Printf
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
-		command := "make bench"
-		if *smoke {
-			command = "make bench-smoke"
-		}
-		if results, err = suite.Run(ctx, cfg, command); err != nil {
-			return err
-		}
-		if err := writeJSON(filepath.Join(*resultsDir, resultsFile), results); err != nil {
-			return err
-		}
+		results, err = measure(ctx, *smoke, *resultsDir, *profiles, logger)
 	}
-
-	in := report.Input{Results: results}
-	if *latency != "" {
-		data, err := os.ReadFile(*latency)
-		if err != nil {
-			return fmt.Errorf("reading the latency benchmark's output: %w", err)
-		}
-		if in.Latency, err = report.ParseLatency(data); err != nil {
-			return fmt.Errorf("%s: %w", *latency, err)
-		}
+	if err != nil {
+		return err
 	}
-	if *review != "" {
-		data, err := os.ReadFile(*review)
-		if err != nil {
-			return fmt.Errorf("reading the review benchmark's output: %w", err)
-		}
-		if in.Review, err = report.ParseReview(data); err != nil {
-			return fmt.Errorf("%s: %w", *review, err)
-		}
-	}
-	if *binary != "" {
-		var err error
-		if in.Binary, err = report.ReadBinary(*binary); err != nil {
-			return fmt.Errorf("the release binary: %w", err)
-		}
-		if in.Linking, err = readLinking(*symbols, *dumpdep, in.Binary.ModulePaths); err != nil {
-			return err
-		}
+	in, err := reportInput(results, *latency, *review, *binary, *symbols, *dumpdep)
+	if err != nil {
+		return err
 	}
 	rep, err := report.Build(in)
 	if err != nil {
@@ -142,6 +96,79 @@ func run(args []string, stderr io.Writer) error {
 		out = *docs
 	}
 	return updateDocs(*docs, out, rep)
+}
+
+// lastResults reads the results a run wrote in resultsDir.
+func lastResults(resultsDir string) (*suite.Results, error) {
+	data, err := os.ReadFile(filepath.Join(resultsDir, resultsFile))
+	if err != nil {
+		return nil, fmt.Errorf("reading the last results: %w", err)
+	}
+	results := &suite.Results{}
+	if err := json.Unmarshal(data, results); err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", resultsFile, err)
+	}
+	return results, nil
+}
+
+// measure runs the comparisons, the full size or the smoke test's, and writes the results in
+// resultsDir.
+func measure(ctx context.Context, smoke bool, resultsDir, profiles string, logger *log.Logger) (*suite.Results, error) {
+	cfg := suite.Full()
+	if smoke {
+		cfg = suite.Smoke()
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("finding the harness executable: %w", err)
+	}
+	cfg.Executable, cfg.ProfileDir, cfg.Logf = exe, profiles, logger.Printf
+	command := "make bench"
+	if smoke {
+		command = "make bench-smoke"
+	}
+	results, err := suite.Run(ctx, cfg, command)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeJSON(filepath.Join(resultsDir, resultsFile), results); err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+// reportInput is what the report is built from: the results, and the outputs of the other steps
+// of make bench given as files (empty names: not given).
+func reportInput(results *suite.Results, latency, review, binary, symbols, dumpdep string) (report.Input, error) {
+	in := report.Input{Results: results}
+	if latency != "" {
+		data, err := os.ReadFile(latency)
+		if err != nil {
+			return in, fmt.Errorf("reading the latency benchmark's output: %w", err)
+		}
+		if in.Latency, err = report.ParseLatency(data); err != nil {
+			return in, fmt.Errorf("%s: %w", latency, err)
+		}
+	}
+	if review != "" {
+		data, err := os.ReadFile(review)
+		if err != nil {
+			return in, fmt.Errorf("reading the review benchmark's output: %w", err)
+		}
+		if in.Review, err = report.ParseReview(data); err != nil {
+			return in, fmt.Errorf("%s: %w", review, err)
+		}
+	}
+	if binary != "" {
+		var err error
+		if in.Binary, err = report.ReadBinary(binary); err != nil {
+			return in, fmt.Errorf("the release binary: %w", err)
+		}
+		if in.Linking, err = readLinking(symbols, dumpdep, in.Binary.ModulePaths); err != nil {
+			return in, err
+		}
+	}
+	return in, nil
 }
 
 // readLinking reads what the linker kept of the release binary, or nil when neither file is given.
