@@ -29,7 +29,7 @@ type builtin struct {
 
 func (b *builtin) Name() string { return b.name }
 
-func (b *builtin) Type() string { return "admission-plugin" }
+func (b *builtin) Type() engine.RowType { return engine.TypeAdmissionPlugin }
 
 type mutatingBuiltin struct{ *builtin }
 

@@ -146,7 +146,7 @@ spec:
 		}
 	}
 	changed := map[string]bool{}
-	for _, w := range res.Webhooks {
+	for _, w := range res.Rows {
 		if w.Outcome == engine.OutcomePatched {
 			changed[w.Name] = true
 		}

@@ -363,7 +363,7 @@ func (c *customResources) prepare(ctx context.Context, at *engine.Attributes, cl
 		}
 		s = v.status
 	default:
-		at.Record(engine.Row{Name: "registry", Type: "preparation", Outcome: engine.OutcomeSkipped,
+		at.Record(engine.Row{Name: "registry", Type: engine.TypePreparation, Outcome: engine.OutcomeSkipped,
 			Reason: fmt.Sprintf("the %s subresource has REST handlers of its own", req.SubResource)})
 		return nil
 	}

@@ -45,7 +45,7 @@ func Example() {
 		panic(err)
 	}
 	fmt.Println(res.Allowed, pod.Spec.ServiceAccountName, pod.Spec.RestartPolicy, len(pod.Spec.Tolerations), pod.Status.Phase)
-	for _, step := range res.Webhooks {
+	for _, step := range res.Rows {
 		if step.Outcome == engine.OutcomePatched {
 			fmt.Println(step.Type, step.Name)
 		}

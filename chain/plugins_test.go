@@ -45,7 +45,7 @@ var configMaps = schema.GroupVersionResource{Version: "v1", Resource: "configmap
 
 func outcomes(res *engine.Result) map[string]engine.Outcome {
 	out := map[string]engine.Outcome{}
-	for _, r := range res.Webhooks {
+	for _, r := range res.Rows {
 		out[r.Name] = r.Outcome
 	}
 	return out

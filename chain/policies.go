@@ -184,11 +184,11 @@ func (p *policyPlugins) Name() string {
 	return validatingpolicy.PluginName
 }
 
-func (p *policyPlugins) Type() string {
+func (p *policyPlugins) Type() engine.RowType {
 	if p.mutating {
-		return "mutating-policy"
+		return engine.TypeMutatingPolicy
 	}
-	return "validating-policy"
+	return engine.TypeValidatingPolicy
 }
 
 type mutatingPolicies struct{ *policyPlugins }

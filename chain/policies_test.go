@@ -230,7 +230,7 @@ spec: {size: 20}
 				t.Fatal(err)
 			}
 			if denied := !res.Allowed; denied != tt.wantDenied {
-				t.Fatalf("denied = %v, want %v; status %+v; rows %+v", denied, tt.wantDenied, res.Status, res.Webhooks)
+				t.Fatalf("denied = %v, want %v; status %+v; rows %+v", denied, tt.wantDenied, res.Status, res.Rows)
 			}
 			if tt.wantDenied && (res.Status.Code != 422 || !strings.Contains(res.Status.Message, `ValidatingAdmissionPolicy 'policy' with binding 'policy-binding' denied request`)) {
 				t.Errorf("status %d %q, want the policy's 422", res.Status.Code, res.Status.Message)
@@ -257,7 +257,7 @@ func TestInertPoliciesHaveRows(t *testing.T) {
 	}
 	type row struct{ Name, Binding, Reason string }
 	var got []row
-	for _, r := range res.Webhooks {
+	for _, r := range res.Rows {
 		if r.Outcome == engine.OutcomeInert {
 			got = append(got, row{r.Name, r.Binding, r.Reason})
 		}

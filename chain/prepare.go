@@ -66,8 +66,8 @@ func (c clock) fillSystemFields(objectMeta metav1.Object, req *engine.Request) {
 	objectMeta.SetUID(types.UID(c.newUID(req)))
 }
 
-func (p *preparer) Name() string { return "registry" }
-func (p *preparer) Type() string { return "preparation" }
+func (p *preparer) Name() string         { return "registry" }
+func (p *preparer) Type() engine.RowType { return engine.TypePreparation }
 
 // Prepare implements engine.Preparer.
 func (p *preparer) Prepare(ctx context.Context, at *engine.Attributes) error {

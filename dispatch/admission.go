@@ -49,9 +49,9 @@ func (a *admission) addAnnotation(key, value string) { a.at.AddAnnotation(key, v
 // record adds a webhook's outcome to the result: r with the webhook's identity filled in; pos
 // is the webhook's position in its phase, which orders the result.
 func (a *admission) record(h *hook, pos int, r engine.Row) {
-	r.Configuration, r.Name, r.Type = h.configuration, h.name, "validating"
+	r.Configuration, r.Name, r.Type = h.configuration, h.name, engine.TypeValidatingWebhook
 	if h.mutating {
-		r.Type = "mutating"
+		r.Type = engine.TypeMutatingWebhook
 	}
 	a.at.RecordAt(pos, r)
 }

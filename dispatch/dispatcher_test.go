@@ -435,7 +435,7 @@ func TestValidatingWebhooks(t *testing.T) {
 			}
 			if tt.wantOutcomes != nil {
 				var got []engine.Outcome
-				for _, w := range res.Webhooks {
+				for _, w := range res.Rows {
 					got = append(got, w.Outcome)
 				}
 				if diff := cmp.Diff(tt.wantOutcomes, got); diff != "" {
@@ -628,8 +628,8 @@ func TestExemptObjectsReachNoWebhook(t *testing.T) {
 			if !res.Allowed || tw.count("/disallow") != 0 || tw.count("/addLabel") != 0 {
 				t.Fatalf("allowed %v, calls %d/%d: exempt objects must reach no webhook", res.Allowed, tw.count("/addLabel"), tw.count("/disallow"))
 			}
-			if len(res.Webhooks) != 2 || res.Webhooks[0].Outcome != engine.OutcomeSkipped || !strings.Contains(res.Webhooks[1].Reason, "never sent") {
-				t.Fatalf("webhook results = %+v", res.Webhooks)
+			if len(res.Rows) != 2 || res.Rows[0].Outcome != engine.OutcomeSkipped || !strings.Contains(res.Rows[1].Reason, "never sent") {
+				t.Fatalf("webhook results = %+v", res.Rows)
 			}
 		})
 	}

@@ -70,7 +70,7 @@ func Example() {
 	}
 	fmt.Println("allowed:", result.Allowed)
 	fmt.Println("code:", result.Status.Code, result.Status.Reason)
-	for _, w := range result.Webhooks {
+	for _, w := range result.Rows {
 		fmt.Printf("%s %s %s\n", w.Type, w.Name, w.Outcome)
 	}
 	// Output:

@@ -40,8 +40,8 @@ func (r *reinvocation) requirePreviouslyInvoked() {
 // MutatingAdmissionWebhook plugin.
 type mutatingWebhooks struct{ w *Webhooks }
 
-func (mutatingWebhooks) Name() string { return "MutatingAdmissionWebhook" }
-func (mutatingWebhooks) Type() string { return "mutating" }
+func (mutatingWebhooks) Name() string         { return "MutatingAdmissionWebhook" }
+func (mutatingWebhooks) Type() engine.RowType { return engine.TypeMutatingWebhook }
 
 // Admit calls the mutating webhooks in order. In the second round it calls those that must see
 // the object again: the IfNeeded webhooks called before a change, and all of them when a step

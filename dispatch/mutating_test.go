@@ -50,8 +50,8 @@ func TestMutatingWebhookPatchesTheObject(t *testing.T) {
 	if diff := cmp.Diff(wantAnnotations, res.AuditAnnotations); diff != "" {
 		t.Fatalf("annotations (-want +got):\n%s", diff)
 	}
-	if len(res.Webhooks) != 1 || res.Webhooks[0].Outcome != engine.OutcomePatched || string(res.Webhooks[0].Patch) == "" {
-		t.Fatalf("webhook results = %+v", res.Webhooks)
+	if len(res.Rows) != 1 || res.Rows[0].Outcome != engine.OutcomePatched || string(res.Rows[0].Patch) == "" {
+		t.Fatalf("webhook results = %+v", res.Rows)
 	}
 }
 
@@ -393,8 +393,8 @@ func TestEquivalentMatchPolicyCallsTheWebhookInItsVersion(t *testing.T) {
 	if err := json.Unmarshal(r.Object.Raw, &obj); err != nil || obj.APIVersion != "autoscaling/v2" {
 		t.Fatalf("object sent as %q, want autoscaling/v2", obj.APIVersion)
 	}
-	if res.Webhooks[1].Outcome != engine.OutcomeSkipped {
-		t.Fatalf("exact webhook outcome = %v", res.Webhooks[1].Outcome)
+	if res.Rows[1].Outcome != engine.OutcomeSkipped {
+		t.Fatalf("exact webhook outcome = %v", res.Rows[1].Outcome)
 	}
 }
 

@@ -61,8 +61,8 @@ type row struct {
 
 func rows(res *engine.Result) []row {
 	var out []row
-	for _, w := range res.Webhooks {
-		out = append(out, row{w.Name, w.Type, w.Round, w.Outcome})
+	for _, w := range res.Rows {
+		out = append(out, row{w.Name, string(w.Type), w.Round, w.Outcome})
 	}
 	return out
 }
@@ -155,8 +155,8 @@ func TestPluginRejections(t *testing.T) {
 			if tw.count("/allow") != 0 || ran {
 				t.Fatalf("the webhook (%d calls) or the plugin after it (%v) ran after the rejection", tw.count("/allow"), ran)
 			}
-			if res.Webhooks[0].Name != "Reject" || res.Webhooks[0].Outcome != tt.wantOutcome {
-				t.Fatalf("first row %+v, want Reject %s", res.Webhooks[0], tt.wantOutcome)
+			if res.Rows[0].Name != "Reject" || res.Rows[0].Outcome != tt.wantOutcome {
+				t.Fatalf("first row %+v, want Reject %s", res.Rows[0], tt.wantOutcome)
 			}
 		})
 	}
@@ -313,8 +313,8 @@ func TestRequestBodyLimit(t *testing.T) {
 				if res.Allowed || res.Status.Code != tt.wantCode || res.Status.Reason != metav1.StatusReasonRequestEntityTooLarge || res.Status.Message != want {
 					t.Fatalf("status %+v, want %d %q", res.Status, tt.wantCode, want)
 				}
-				if res.Object != nil || len(res.Webhooks) != 0 {
-					t.Errorf("a refused body was read: object of %d bytes, %d rows", len(res.Object), len(res.Webhooks))
+				if res.Object != nil || len(res.Rows) != 0 {
+					t.Errorf("a refused body was read: object of %d bytes, %d rows", len(res.Object), len(res.Rows))
 				}
 			}
 			if got := len(tw.received("/allow")); got != tt.wantCalls {

@@ -15,8 +15,8 @@ const validatingFailedOpenAnnotationPrefix = "failed-open.validating.webhook.adm
 // ValidatingAdmissionWebhook plugin.
 type validatingWebhooks struct{ w *Webhooks }
 
-func (validatingWebhooks) Name() string { return "ValidatingAdmissionWebhook" }
-func (validatingWebhooks) Type() string { return "validating" }
+func (validatingWebhooks) Name() string         { return "ValidatingAdmissionWebhook" }
+func (validatingWebhooks) Type() engine.RowType { return engine.TypeValidatingWebhook }
 
 // Validate calls every matching validating webhook in parallel. When several reject, the
 // request gets the lowest-index rejection and the result lists all (engine.Rejections).

@@ -38,7 +38,7 @@ func Example() {
 		panic(err)
 	}
 	fmt.Println(res.Allowed, res.Status.Code, res.Status.Message)
-	for _, row := range res.Webhooks {
+	for _, row := range res.Rows {
 		fmt.Println(row.Phase, row.Name, row.Outcome)
 	}
 	// Output:

@@ -60,14 +60,14 @@ const (
 )
 
 // phaseName names a phase in the result.
-func phaseName(phase int) string {
+func phaseName(phase int) Phase {
 	switch phase {
 	case phaseMutating:
-		return "mutating"
+		return PhaseMutating
 	case phasePreparation:
-		return "preparation"
+		return PhasePreparation
 	}
-	return "validating"
+	return PhaseValidating
 }
 
 // Admit runs req through the pipeline and returns what the apiserver would decide. The error is
@@ -113,7 +113,7 @@ func (p *Pipeline) Admit(ctx context.Context, req *Request) (*Result, error) {
 		Object:           a.object,
 		Warnings:         a.warnings.list(),
 		AuditAnnotations: a.annotations,
-		Webhooks:         a.sortedRows(),
+		Rows:             a.sortedRows(),
 		Decoded:          decoded,
 		Mutated:          mutated,
 	}
@@ -287,7 +287,7 @@ func (a *admission) run(s Step, at *Attributes, step func() error) error {
 	if at.Recorded() || (at.inapplicable && err == nil) {
 		return err
 	}
-	r := Row{Name: s.Name(), Type: "plugin", Duration: a.p.now().Sub(start)}
+	r := Row{Name: s.Name(), Type: TypePlugin, Duration: a.p.now().Sub(start)}
 	if t, ok := s.(Typed); ok {
 		r.Type = t.Type()
 	}

@@ -67,7 +67,7 @@ type validator struct {
 }
 
 func (v validator) Name() string { return v.name }
-func (v validator) Type() string { return "test-validator" }
+func (v validator) Type() engine.RowType { return "test-validator" }
 
 func (v validator) Validate(_ context.Context, at *engine.Attributes) error {
 	if v.notApplicable {
@@ -102,8 +102,8 @@ type row struct {
 
 func rowsOf(res *engine.Result) []row {
 	var out []row
-	for _, r := range res.Webhooks {
-		out = append(out, row{r.Name, r.Type, r.Phase, r.Round, r.Outcome, r.Reason})
+	for _, r := range res.Rows {
+		out = append(out, row{r.Name, string(r.Type), string(r.Phase), r.Round, r.Outcome, r.Reason})
 	}
 	return out
 }

@@ -26,16 +26,46 @@ const (
 	OutcomeInert Outcome = "inert"
 )
 
+// RowType is what ran at a step of the chain, as the result's rows name it.
+type RowType string
+
+const (
+	TypeMutatingWebhook   RowType = "mutating"          // a mutating webhook
+	TypeValidatingWebhook RowType = "validating"        // a validating webhook
+	TypeMutatingPolicy    RowType = "mutating-policy"   // a MutatingAdmissionPolicy's binding
+	TypeValidatingPolicy  RowType = "validating-policy" // a ValidatingAdmissionPolicy's binding
+	TypeAdmissionPlugin   RowType = "admission-plugin"  // a built-in admission plugin
+	TypePreparation       RowType = "preparation"       // the registry's preparation and validation
+	TypePlugin            RowType = "plugin"            // a step that names no type of its own
+)
+
+// IsWebhook reports a webhook's row.
+func (t RowType) IsWebhook() bool { return t == TypeMutatingWebhook || t == TypeValidatingWebhook }
+
+// IsPolicy reports an admission policy's row.
+func (t RowType) IsPolicy() bool { return t == TypeMutatingPolicy || t == TypeValidatingPolicy }
+
+// IsCall reports a step whose failure its failurePolicy decides: a webhook or a policy.
+func (t RowType) IsCall() bool { return t.IsWebhook() || t.IsPolicy() }
+
+// Phase is where in the chain a step ran.
+type Phase string
+
+const (
+	PhaseMutating    Phase = "mutating"
+	PhasePreparation Phase = "preparation"
+	PhaseValidating  Phase = "validating"
+)
+
 // Row is what happened at one step of the chain in one round: a webhook, a built-in admission
 // plugin, an admission policy binding, the registry's preparation.
 type Row struct {
 	Configuration string `json:"configuration"`
 	Name          string `json:"name"`
-	// Type is what ran: a "mutating" or "validating" webhook, or an in-process stage's type
-	// ("admission-plugin", "preparation", ...).
-	Type string `json:"type"`
-	// Phase is where in the chain it ran: "mutating", "preparation" or "validating".
-	Phase string `json:"phase"`
+	// Type is what ran.
+	Type RowType `json:"type"`
+	// Phase is where in the chain it ran.
+	Phase Phase `json:"phase"`
 	// Binding is the binding of an admission policy's row.
 	Binding string  `json:"binding,omitempty"`
 	Round   int     `json:"round"`
@@ -81,9 +111,9 @@ type Result struct {
 	Patch            patch.Patch       `json:"patch"`
 	Warnings         []string          `json:"warnings"`
 	AuditAnnotations map[string]string `json:"auditAnnotations"`
-	// Webhooks are the rows of every step of the chain, in its order (the field's name is the
+	// Rows are the rows of every step of the chain, in its order (the field's name is the
 	// contract's, from when only webhooks had rows).
-	Webhooks []Row `json:"webhooks"`
+	Rows []Row `json:"webhooks"`
 	// Rejections lists every rejecting validating webhook's status when several rejected; Status
 	// is the first of them by webhook order.
 	Rejections []metav1.Status `json:"rejections,omitempty"`

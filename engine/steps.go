@@ -18,9 +18,9 @@ type Step interface {
 }
 
 // Typed is an optional interface of a Step: the type its rows have in the result (e.g.
-// "admission-plugin", "validating-policy"). The default is "plugin".
+// TypeAdmissionPlugin, TypeValidatingPolicy). The default is TypePlugin.
 type Typed interface {
-	Type() string
+	Type() RowType
 }
 
 // MutatingStep runs in every round of the mutating phase. It may change the object with

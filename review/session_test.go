@@ -104,8 +104,8 @@ func outcomeStrings(t *testing.T, outcomes []*Outcome) []string {
 			out[i] = o.Source + ": " + o.Err.Error()
 			continue
 		}
-		for j := range o.Result.Webhooks {
-			o.Result.Webhooks[j].Duration, o.Result.Webhooks[j].DurationSeconds = 0, 0
+		for j := range o.Result.Rows {
+			o.Result.Rows[j].Duration, o.Result.Rows[j].DurationSeconds = 0, 0
 		}
 		data, err := json.Marshal(o.Result)
 		if err != nil {

@@ -199,7 +199,7 @@ func TestClientsWebhookSeesOnlyCacheClients(t *testing.T) {
 }
 
 func calledWebhook(result *engine.Result, name string) bool {
-	for _, w := range result.Webhooks {
+	for _, w := range result.Rows {
 		if w.Name == name && w.Outcome != engine.OutcomeSkipped {
 			return true
 		}

@@ -91,13 +91,7 @@ func stepOf(row engine.Row) stepKey {
 }
 
 // isCall reports a step whose failure its failure policy decides: a webhook or a policy.
-func isCall(k stepKey) bool {
-	switch k.Type {
-	case "mutating", "validating", "mutating-policy", "validating-policy":
-		return true
-	}
-	return false
-}
+func isCall(k stepKey) bool { return k.Type.IsCall() }
 
 // compareOutcomes compares an object's admission under the baseline with the proposal's; both
 // were reviewed (their Err is nil). changed are the steps the proposal adds, changes or removes.
@@ -113,7 +107,7 @@ func compareOutcomes(base, proposed *review.Outcome, changed map[stepKey]string)
 	}
 	b, p := base.Result, proposed.Result
 	baseRows := map[stepKey]map[engine.Outcome]bool{}
-	for _, row := range b.Webhooks {
+	for _, row := range b.Rows {
 		k := stepOf(row)
 		if baseRows[k] == nil {
 			baseRows[k] = map[engine.Outcome]bool{}
@@ -124,9 +118,9 @@ func compareOutcomes(base, proposed *review.Outcome, changed map[stepKey]string)
 	if b.Allowed && !p.Allowed {
 		// The first step that rejected is the one whose status the client receives.
 		var rejecting *engine.Row
-		for i, row := range p.Webhooks {
+		for i, row := range p.Rows {
 			if row.Outcome == engine.OutcomeDenied || row.Outcome == engine.OutcomeError {
-				rejecting = &p.Webhooks[i]
+				rejecting = &p.Rows[i]
 				break
 			}
 		}
@@ -156,7 +150,7 @@ func compareOutcomes(base, proposed *review.Outcome, changed map[stepKey]string)
 	for _, f := range o.Failures {
 		seen[f.Step] = true
 	}
-	for _, row := range p.Webhooks {
+	for _, row := range p.Rows {
 		k := stepOf(row)
 		if !isCall(k) || seen[k] || baseRows[k][row.Outcome] {
 			continue
@@ -188,9 +182,9 @@ func compareOutcomes(base, proposed *review.Outcome, changed map[stepKey]string)
 			// (a built-in plugin reacting to a change). The registry's preparation follows what
 			// changed (a new generation for a new spec): it is not a cause.
 			var newly []stepKey
-			for _, row := range p.Webhooks {
+			for _, row := range p.Rows {
 				k := stepOf(row)
-				if row.Outcome != engine.OutcomePatched || k.Type == "preparation" || slices.Contains(o.MutatedBy, k) || slices.Contains(newly, k) {
+				if row.Outcome != engine.OutcomePatched || k.Type == engine.TypePreparation || slices.Contains(o.MutatedBy, k) || slices.Contains(newly, k) {
 					continue
 				}
 				switch {
@@ -207,7 +201,7 @@ func compareOutcomes(base, proposed *review.Outcome, changed map[stepKey]string)
 	}
 
 	for _, text := range newWarnings(b.Warnings, p.Warnings) {
-		o.Warnings = append(o.Warnings, auditWarning{Steps: warningSteps(text, p.Webhooks, changed), Text: text})
+		o.Warnings = append(o.Warnings, auditWarning{Steps: warningSteps(text, p.Rows, changed), Text: text})
 	}
 
 	// A write rejected by a failing call is failing rather than denied: the call is what to fix.
@@ -261,7 +255,7 @@ func warningSteps(text string, rows []engine.Row, changed map[stepKey]string) []
 		return []stepKey{policyStep(m[1]+"AdmissionPolicy", m[2])}
 	}
 	if strings.HasPrefix(text, "would violate PodSecurity") {
-		return []stepKey{{Type: "admission-plugin", Name: "PodSecurity"}}
+		return []stepKey{{Type: engine.TypeAdmissionPlugin, Name: "PodSecurity"}}
 	}
 	var answered []stepKey
 	for _, row := range rows {
@@ -269,7 +263,7 @@ func warningSteps(text string, rows []engine.Row, changed map[stepKey]string) []
 		switch row.Outcome {
 		case engine.OutcomeAllowed, engine.OutcomePatched, engine.OutcomeDenied:
 			// A webhook that answered; a call that failed sent no warning.
-			if (k.Type == "mutating" || k.Type == "validating") && changed[k] != "" && !slices.Contains(answered, k) {
+			if k.Type.IsWebhook() && changed[k] != "" && !slices.Contains(answered, k) {
 				answered = append(answered, k)
 			}
 		}
@@ -391,8 +385,8 @@ func (t *tally) add(o auditObject, base, proposed *engine.Result) {
 			}
 		}
 	}
-	count(proposed.Webhooks, false)
-	count(base.Webhooks, true)
+	count(proposed.Rows, false)
+	count(base.Rows, true)
 	if len(o.Effects) == 0 {
 		return
 	}

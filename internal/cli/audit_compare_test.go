@@ -155,12 +155,12 @@ func result(allowed bool, status *metav1.Status, object string, warnings []strin
 	return &review.Outcome{
 		Source:  "dump.yaml:3",
 		Request: &engine.Request{Kind: schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}, Name: "web", Namespace: "shop", Operation: admissionv1.Update},
-		Result:  &engine.Result{Allowed: allowed, Status: status, Object: obj, Warnings: warnings, Webhooks: rows},
+		Result:  &engine.Result{Allowed: allowed, Status: status, Object: obj, Warnings: warnings, Rows: rows},
 	}
 }
 
 func row(typ, configuration, name string, outcome engine.Outcome, reason string) engine.Row {
-	return engine.Row{Type: typ, Configuration: configuration, Name: name, Outcome: outcome, Reason: reason}
+	return engine.Row{Type: engine.RowType(typ), Configuration: configuration, Name: name, Outcome: outcome, Reason: reason}
 }
 
 // Two admissions compared: what the proposal newly does.

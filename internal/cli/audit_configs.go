@@ -14,6 +14,7 @@ import (
 	admissionregistrationdefaults "k8s.io/kubernetes/pkg/apis/admissionregistration/v1"
 
 	"github.com/admitkit/admit/config"
+	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/resources"
 	"github.com/admitkit/admit/review"
 )
@@ -73,28 +74,28 @@ func policyID(obj *unstructured.Unstructured) string { return obj.GetKind() + "/
 // "validating") and configuration, an admission policy by its type ("mutating-policy",
 // "validating-policy") and name, a built-in step by its type and name.
 type stepKey struct {
-	Type          string `json:"type"`
-	Configuration string `json:"configuration,omitempty"`
-	Name          string `json:"name"`
+	Type          engine.RowType `json:"type"`
+	Configuration string         `json:"configuration,omitempty"`
+	Name          string         `json:"name"`
 }
 
 // String names the step for people, as its configuration names it.
 func (k stepKey) String() string {
 	switch k.Type {
-	case "mutating":
+	case engine.TypeMutatingWebhook:
 		return fmt.Sprintf("mutating webhook %s (MutatingWebhookConfiguration %s)", k.Name, k.Configuration)
-	case "validating":
+	case engine.TypeValidatingWebhook:
 		return fmt.Sprintf("validating webhook %s (ValidatingWebhookConfiguration %s)", k.Name, k.Configuration)
-	case "mutating-policy":
+	case engine.TypeMutatingPolicy:
 		return "MutatingAdmissionPolicy " + k.Name
-	case "validating-policy":
+	case engine.TypeValidatingPolicy:
 		return "ValidatingAdmissionPolicy " + k.Name
-	case "admission-plugin":
+	case engine.TypeAdmissionPlugin:
 		return "admission plugin " + k.Name
 	case "":
 		return k.Name
 	}
-	return k.Type + " " + k.Name
+	return string(k.Type) + " " + k.Name
 }
 
 // change is a step the proposal adds, changes or removes.
@@ -133,13 +134,13 @@ func changes(base, proposed admissionSet) []change {
 		for _, c := range s.mutating {
 			for _, w := range c.Webhooks {
 				w.ClientConfig.CABundle = nil
-				out[stepKey{Type: "mutating", Configuration: c.Name, Name: w.Name}] = hook{w, w.Rules}
+				out[stepKey{Type: engine.TypeMutatingWebhook, Configuration: c.Name, Name: w.Name}] = hook{w, w.Rules}
 			}
 		}
 		for _, c := range s.validating {
 			for _, w := range c.Webhooks {
 				w.ClientConfig.CABundle = nil
-				out[stepKey{Type: "validating", Configuration: c.Name, Name: w.Name}] = hook{w, w.Rules}
+				out[stepKey{Type: engine.TypeValidatingWebhook, Configuration: c.Name, Name: w.Name}] = hook{w, w.Rules}
 			}
 		}
 		return out
@@ -229,7 +230,7 @@ func sortedSteps[V any](m map[stepKey]V) []stepKey {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b stepKey) int {
-		return strings.Compare(a.Type+"/"+a.Configuration+"/"+a.Name, b.Type+"/"+b.Configuration+"/"+b.Name)
+		return strings.Compare(string(a.Type)+"/"+a.Configuration+"/"+a.Name, string(b.Type)+"/"+b.Configuration+"/"+b.Name)
 	})
 	return keys
 }
@@ -247,9 +248,9 @@ func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
 // policyStep is the step of a policy kind's policy named name.
 func policyStep(kind, name string) stepKey {
 	if kind == "MutatingAdmissionPolicy" {
-		return stepKey{Type: "mutating-policy", Name: name}
+		return stepKey{Type: engine.TypeMutatingPolicy, Name: name}
 	}
-	return stepKey{Type: "validating-policy", Name: name}
+	return stepKey{Type: engine.TypeValidatingPolicy, Name: name}
 }
 
 // policyRules are the resource rules of a policy's matchConstraints: what its bindings can match

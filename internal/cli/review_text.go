@@ -87,7 +87,7 @@ func printReviewText(w io.Writer, req *engine.Request, res *engine.Result, opts 
 		}
 	}
 	var failedOpen []engine.Row
-	for _, h := range res.Webhooks {
+	for _, h := range res.Rows {
 		if h.Outcome == engine.OutcomeFailedOpen {
 			failedOpen = append(failedOpen, h)
 		}
@@ -113,8 +113,8 @@ func printSteps(w io.Writer, res *engine.Result, verbose bool) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "STEP\tTYPE\tROUND\tOUTCOME\tDURATION\tDETAIL")
 	shown, skippedHooks, skippedPolicies, quietPlugins := 0, 0, 0, 0
-	for _, h := range res.Webhooks {
-		webhook := h.Type == "mutating" || h.Type == "validating"
+	for _, h := range res.Rows {
+		webhook := h.Type.IsWebhook()
 		// Webhooks and admission policies are the cluster's own: listed when they ran.
 		configured := webhook || h.Binding != ""
 		quiet := h.Outcome == engine.OutcomeSkipped || (!configured && h.Outcome == engine.OutcomeAllowed)
@@ -133,12 +133,12 @@ func printSteps(w io.Writer, res *engine.Result, verbose bool) error {
 		if h.Outcome != engine.OutcomeSkipped {
 			duration = h.Duration.Round(10 * time.Microsecond).String()
 		}
-		typ := h.Type
+		typ := string(h.Type)
 		switch {
 		case webhook:
 			typ += " webhook"
-		case h.Type == "admission-plugin":
-			typ = h.Phase + " plugin"
+		case h.Type == engine.TypeAdmissionPlugin:
+			typ = string(h.Phase) + " plugin"
 		}
 		name := h.Name
 		if h.Binding != "" {

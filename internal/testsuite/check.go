@@ -109,22 +109,16 @@ func Check(e Expect, res *engine.Result) []string {
 // isCall reports whether a result row is a webhook or an admission policy (not a built-in
 // plugin or a preparation step).
 func isCall(w engine.Row) bool {
-	switch w.Type {
-	case "mutating", "validating":
-		return true
-	case "mutating-policy", "validating-policy":
-		// A policy's row names its binding; a row without one is the policy plugin as a whole
-		// (its reinvocation), not a policy.
-		return w.Binding != ""
-	}
-	return false
+	// A policy's row names its binding; a row without one is the policy plugin as a whole (its
+	// reinvocation), not a policy.
+	return w.Type.IsWebhook() || (w.Type.IsPolicy() && w.Binding != "")
 }
 
 // Called lists the webhooks and policies that were called (not skipped), in the order of their
 // first call.
 func Called(res *engine.Result) []string {
 	var out []string
-	for _, w := range res.Webhooks {
+	for _, w := range res.Rows {
 		if isCall(w) && w.Outcome != engine.OutcomeSkipped && !slices.Contains(out, w.Name) {
 			out = append(out, w.Name)
 		}
@@ -146,7 +140,7 @@ func Outcomes(res *engine.Result) map[string]string {
 type Row struct {
 	Name string `json:"name"`
 	// Type is mutating, validating, mutating-policy or validating-policy.
-	Type string `json:"type"`
+	Type engine.RowType `json:"type"`
 	// Binding is a policy's binding.
 	Binding string `json:"binding,omitempty"`
 	// Outcome is as in Outcomes: skipped means it was not called, for Reason (it does not
@@ -159,7 +153,7 @@ type Row struct {
 // Outcomes gives it.
 func Rows(res *engine.Result) []Row {
 	var out []Row
-	for _, w := range res.Webhooks {
+	for _, w := range res.Rows {
 		if !isCall(w) {
 			continue
 		}

@@ -24,7 +24,7 @@ func TestCheck(t *testing.T) {
 	rejected := &engine.Result{
 		Allowed: false,
 		Status:  &metav1.Status{Code: 403, Reason: metav1.StatusReasonForbidden, Message: `admission webhook "a.example.com" denied the request: no`},
-		Webhooks: []engine.Row{
+		Rows: []engine.Row{
 			{Name: "NamespaceLifecycle", Type: "admission-plugin", Outcome: engine.OutcomeAllowed},
 			{Name: "m.example.com", Type: "mutating", Round: 0, Outcome: engine.OutcomePatched},
 			{Name: "m.example.com", Type: "mutating", Round: 1, Outcome: engine.OutcomeSkipped},

@@ -68,7 +68,7 @@ func TestCompareBoundsItsReport(t *testing.T) {
 // Skipped webhooks and policies are told apart from called ones, with the reason, and a wrong
 // expectation about them says why they were not called.
 func TestRowsAndSkips(t *testing.T) {
-	res := &engine.Result{Allowed: true, Webhooks: []engine.Row{
+	res := &engine.Result{Allowed: true, Rows: []engine.Row{
 		{Name: "NamespaceLifecycle", Type: "admission-plugin", Outcome: engine.OutcomeAllowed},
 		{Name: "m.example.com", Type: "mutating", Outcome: engine.OutcomePatched},
 		{Name: "m.example.com", Type: "mutating", Round: 1, Outcome: engine.OutcomeSkipped, Reason: "no reinvocation"},

@@ -43,14 +43,14 @@ cases:
 	rejected := &engine.Result{
 		Allowed: false, Object: json.RawMessage(`{"spec":{"image":"new:1"}}`),
 		Status:   &metav1.Status{Code: 403, Reason: metav1.StatusReasonForbidden, Message: `admission webhook "w" denied: it's "quoted"`},
-		Webhooks: []engine.Row{{Name: "w", Type: "validating", Outcome: engine.OutcomeDenied}},
+		Rows:     []engine.Row{{Name: "w", Type: "validating", Outcome: engine.OutcomeDenied}},
 		Warnings: []string{"careful: a colon"},
 	}
 	if err := s.Cases[0].Update(rejected); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Cases[2].Update(&engine.Result{Allowed: false, Status: &metav1.Status{Code: 422, Reason: metav1.StatusReasonInvalid, Message: "it was denied"},
-		Webhooks: []engine.Row{{Name: "w", Type: "validating", Outcome: engine.OutcomeDenied}}}); err != nil {
+		Rows: []engine.Row{{Name: "w", Type: "validating", Outcome: engine.OutcomeDenied}}}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.Encode()

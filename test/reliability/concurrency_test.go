@@ -105,7 +105,7 @@ func concurrentAdmissionsMatchSerial(t *testing.T, m *measurements) {
 	outcomes := map[string]int{}
 	for _, r := range serial {
 		outcomes[fmt.Sprint("allowed=", r.Allowed)]++
-		for _, w := range r.Webhooks {
+		for _, w := range r.Rows {
 			outcomes[string(w.Outcome)]++
 		}
 	}

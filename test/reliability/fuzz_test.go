@@ -141,8 +141,8 @@ func FuzzDispatcherWebhookAnswer(f *testing.F) {
 			if err != nil {
 				t.Fatalf("%s: Admit: %v", policy, err)
 			}
-			if len(res.Webhooks) != 1 {
-				t.Fatalf("%s: %d webhook results, want 1", policy, len(res.Webhooks))
+			if len(res.Rows) != 1 {
+				t.Fatalf("%s: %d webhook results, want 1", policy, len(res.Rows))
 			}
 			if !res.Allowed && (res.Status == nil || res.Status.Code < 400) {
 				t.Fatalf("%s: rejected with %s: want a status code of at least 400", policy, statusText(res.Status))
@@ -157,7 +157,7 @@ func FuzzDispatcherWebhookAnswer(f *testing.F) {
 			results[policy] = res
 		}
 		failed, ignored := results[admissionregistrationv1.Fail], results[admissionregistrationv1.Ignore]
-		failOutcome, ignoreOutcome := failed.Webhooks[0].Outcome, ignored.Webhooks[0].Outcome
+		failOutcome, ignoreOutcome := failed.Rows[0].Outcome, ignored.Rows[0].Outcome
 		switch failOutcome {
 		case engine.OutcomeAllowed, engine.OutcomeDenied:
 			// The webhook decided: the policy has no say.

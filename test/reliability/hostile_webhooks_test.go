@@ -222,7 +222,7 @@ func checkWarningBudget(t *testing.T, warnings []string) {
 }
 
 func webhookOutcome(res *engine.Result, name string) engine.Row {
-	for _, w := range res.Webhooks {
+	for _, w := range res.Rows {
 		if w.Name == name {
 			return w
 		}

@@ -138,7 +138,7 @@ func TestAdmitThroughARegistry(t *testing.T) {
 		t.Errorf("admitted: %+v\n%s", admitted, admitted.Object)
 	}
 	outcomes := map[string]engine.Outcome{}
-	for _, w := range admitted.Webhooks {
+	for _, w := range admitted.Rows {
 		outcomes[w.Name] = w.Outcome
 	}
 	if diff := cmp.Diff(map[string]engine.Outcome{"team.example.com": engine.OutcomePatched, "tags.example.com": engine.OutcomeAllowed}, outcomes); diff != "" {
