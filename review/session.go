@@ -18,6 +18,12 @@ import (
 	"github.com/admitkit/admit/resources"
 )
 
+// The defaults of a Config's writer and Service range, the apiserver's.
+const (
+	DefaultFieldManager = chain.DefaultFieldManager
+	DefaultServiceCIDR  = chain.DefaultServiceCIDR
+)
+
 // Config is what a Session reviews with: the cluster's admission configuration, its state and
 // its kube-apiserver's options.
 type Config struct {
@@ -44,10 +50,14 @@ type Config struct {
 	APIServer APIServerOptions
 	// FieldManager names the writer in managedFields; default chain.DefaultFieldManager.
 	FieldManager string
-	// ServiceResolver places the services webhooks call; Transport, when set, carries every call
-	// (dispatch.Options).
+	// ServiceResolver places the services webhooks call (Services.Resolve places them as
+	// admit's --resolve does); a webhook calling a service it does not place is refused by New.
+	// Transport, when set, carries every call (dispatch.Options).
 	ServiceResolver dispatch.ServiceResolver
 	Transport       http.RoundTripper
+	// DefaultCABundle, when set, is the caBundle of every webhook whose clientConfig has none,
+	// as cert-manager's CA injector fills it in a cluster (admit's --ca-file).
+	DefaultCABundle []byte
 	// Concurrency bounds the admissions run at once; default 16.
 	Concurrency int
 	// Timeout is each request's deadline, as the apiserver's --request-timeout; default 60s.
@@ -68,6 +78,10 @@ type Terms struct {
 	OldObjects string
 	// CRDs names where CustomResourceDefinitions are given; default "their CustomResourceDefinition".
 	CRDs string
+	// Resolve names where a service is placed ("--resolve"); default "Config.ServiceResolver an
+	// entry". ResolveDNS names the way to look services up by their cluster DNS names anyway
+	// ("--resolve-dns"); none by default.
+	Resolve, ResolveDNS string
 }
 
 // APIServerOptions are kube-apiserver's flags that change admission, by their names.
@@ -117,6 +131,17 @@ func New(cfg Config, all []Input) (*Session, error) {
 	}
 	if cfg.Terms.CRDs == "" {
 		cfg.Terms.CRDs = "their CustomResourceDefinition"
+	}
+	if cfg.Terms.Resolve == "" {
+		cfg.Terms.Resolve = "Config.ServiceResolver an entry"
+	}
+	a, err := admission(cfg)
+	if err != nil {
+		return nil, err
+	}
+	a.Use(&cfg)
+	if err := checkServices(a, cfg.ServiceResolver, cfg.Terms); err != nil {
+		return nil, err
 	}
 	for _, p := range cfg.Policies {
 		if !IsPolicy(p.Object) {

@@ -4,267 +4,205 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
 	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
+	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/admitkit/admit/audit"
+	"github.com/admitkit/admit/clusterstate"
 	"github.com/admitkit/admit/manifest"
-	"github.com/admitkit/admit/resources"
 	"github.com/admitkit/admit/review"
 )
 
-// auditRun is one audit: the two configurations' streams, what is read, what is found.
-type auditRun struct {
-	o       *auditOptions
-	changed map[stepKey]string
-	matcher *changeMatcher
-	mapper  *resources.Mapper
-	// base and prop admit under the baseline and under the proposal.
-	base, prop auditSide
-	tally      *tally
-	// write is how a dump's or a cluster's objects are written.
-	write review.Write
-	batch []auditItem
-	// read counts the writes read; total is how many there are, when known (0 otherwise).
-	read, total atomic.Int64
-	// ctx ends on Ctrl-C: the batch being admitted finishes, no other is read.
-	ctx         context.Context
-	interrupted bool
-	notes       []string
-}
-
-// auditSide is one configuration's session, and its stream over the run's state.
-type auditSide struct {
-	session *review.Session
-	stream  *review.Stream
-}
-
-// errInterrupted stops reading when Ctrl-C was pressed.
-var errInterrupted = errors.New("interrupted")
-
-// auditPlan is what is compared: the baseline, the proposal, what differs, where the objects
-// come from.
-type auditPlan struct {
-	base, proposed admissionSet
-	changed        []change
-	cluster        *auditCluster
-	served         []servedResource
-	report         *auditReport
-}
-
+// run audits what the flags name with package audit and prints its report.
 func (o *auditOptions) run(cmd *cobra.Command, streams Streams) error {
-	start := time.Now()
 	if err := o.check(cmd); err != nil {
 		return badInput(err)
 	}
-	plan, err := o.plan(cmd.Context(), streams)
-	if err != nil {
-		return err
-	}
-	r, dump, cleanup, err := o.open(cmd, streams, plan)
+	ctx := cmd.Context()
+	opts, source, cleanup, err := o.options(ctx, cmd, streams)
 	defer cleanup()
 	if err != nil {
 		return err
 	}
-	stop := r.showProgress()
-	switch {
-	case dump != nil:
-		err = r.auditDump(dump)
-	case o.auditLog != "":
-		err = r.auditLog()
-	default:
-		err = r.auditCluster(plan.cluster, plan.served)
-	}
-	if err == nil {
-		err = r.flush()
-	}
+	stop := o.showProgress(&opts)
+	report, err := audit.Run(ctx, source, opts)
 	stop()
-	switch {
-	case errors.Is(err, errInterrupted):
-		r.interrupted = true
-	case err != nil:
+	if err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {
 			return err
 		}
 		return badInput(err)
 	}
-	for _, a := range r.prop.session.Assumed() {
-		r.notes = append(r.notes, "assumed "+a)
-	}
-	r.fill(plan.report)
-	plan.report.DurationSeconds = time.Since(start).Seconds()
-	return o.finish(streams, plan.report)
+	return o.finish(streams, report)
 }
 
-// plan reads the proposal, the cluster's discovery and the baseline, and compares them.
-func (o *auditOptions) plan(ctx context.Context, streams Streams) (*auditPlan, error) {
-	proposedSet, err := o.session.loadConfigurations("--webhooks", o.session.webhooks, streams)
+// options are the audit's options and source, as the flags give them: the proposal over the
+// baseline (the cluster's configurations with --kubeconfig unless --baseline), the state, how
+// objects are written. cleanup removes what it made, whatever its error.
+func (o *auditOptions) options(ctx context.Context, cmd *cobra.Command, streams Streams) (opts audit.Options, source audit.Source, cleanup func(), err error) {
+	cleanup = func() {}
+	s := &o.session
+	cfg, err := s.baseConfig(nil)
 	if err != nil {
-		return nil, badInput(err)
+		return opts, nil, cleanup, badInput(err)
 	}
-	p := &auditPlan{report: &auditReport{APIVersion: "admit.dev/v1alpha1", Kind: "AuditReport", Proposal: strings.Join(o.session.webhooks, ", ")}}
-	if o.session.kubeconfig != "" {
-		if p.cluster, err = newAuditCluster(o.session.kubeconfig, o.namespace); err != nil {
-			return nil, badInput(err)
-		}
-		if p.served, err = p.cluster.served(); err != nil {
-			return nil, err
-		}
+	cfg.Concurrency = o.concurrency
+	cfg.Terms.OldObjects, cfg.Terms.CRDs = "the object's own stored version", "their CustomResourceDefinition (--crds, or in the dump)"
+	if err := s.paths(streams).LoadState(&cfg); err != nil {
+		return opts, nil, cleanup, badInput(err)
 	}
+	changes, err := s.loadAdmission("--webhooks", s.webhooks, streams)
+	if err != nil {
+		return opts, nil, cleanup, badInput(err)
+	}
+	opts = audit.Options{Config: cfg, Write: o.write(), Namespace: o.namespace, Limit: o.limit, BatchSize: o.batchSize, ProposalName: strings.Join(s.webhooks, ", ")}
+	var baseline *review.Admission
 	switch {
 	case len(o.baseline) > 0:
-		set, err := o.session.loadConfigurations("--baseline", o.baseline, streams)
+		b, err := s.loadAdmission("--baseline", o.baseline, streams)
 		if err != nil {
-			return nil, badInput(err)
+			return opts, nil, cleanup, badInput(err)
 		}
-		p.base, p.report.Baseline = admissionSetOf(set), strings.Join(o.baseline, ", ")
-	case p.cluster != nil:
-		if p.base, err = p.cluster.admission(ctx, p.served); err != nil {
-			return nil, err
+		baseline, opts.BaselineName = &b, strings.Join(o.baseline, ", ")
+	case s.kubeconfig == "":
+		baseline, opts.BaselineName = &review.Admission{}, "none (no webhook configuration or admission policy)"
+	}
+	var cluster *clusterstate.Cluster
+	if s.kubeconfig != "" {
+		if cluster, err = o.readCluster(ctx, cmd, &opts, changes, baseline); err != nil {
+			return opts, nil, cleanup, err
 		}
-		p.report.Baseline = "the configurations and policies of " + p.cluster.host
-	default:
-		p.report.Baseline = "none (no webhook configuration or admission policy)"
+	} else {
+		opts.Baseline = *baseline
 	}
-	p.proposed = overlay(p.base, admissionSetOf(proposedSet))
-	p.changed = changes(p.base, p.proposed)
-	for _, c := range p.changed {
-		p.report.Changes = append(p.report.Changes, auditChange{stepKey: c.step, Change: c.what})
-	}
-	return p, nil
+	opts.Proposal = audit.Overlay(opts.Baseline, changes)
+	source, cleanup, err = o.source(cluster, streams.In)
+	return opts, source, cleanup, err
 }
 
-// open prepares the run: the cluster's state (from the cluster, or a first reading of the dump
-// or the log), the resources the changes can match, and both configurations' sessions and
-// streams. files are the dump's; cleanup closes what open opened, whatever its error.
-func (o *auditOptions) open(cmd *cobra.Command, streams Streams, plan *auditPlan) (r *auditRun, dump *manifest.Inputs, cleanup func(), err error) {
-	var closers []func()
-	cleanup = func() {
-		for i := len(closers) - 1; i >= 0; i-- {
-			closers[i]()
-		}
-	}
-	ctx := cmd.Context()
-	cfg, resolved, err := o.session.baseConfig()
+// readCluster reads the cluster --kubeconfig names: its configurations as the baseline (unless
+// given), its state, its Service range.
+func (o *auditOptions) readCluster(ctx context.Context, cmd *cobra.Command, opts *audit.Options, changes review.Admission, baseline *review.Admission) (*clusterstate.Cluster, error) {
+	kubeconfig := o.session.kubeconfig
+	restConfig, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
-		return nil, nil, cleanup, badInput(err)
+		return nil, badInput(fmt.Errorf("--kubeconfig %s: %w", kubeconfig, err))
 	}
-	// Both configurations admit every object at one moment, so that what they create (uids,
-	// creation times, managedFields' times) is the same unless a step changes it.
-	moment := time.Now().UTC().Truncate(time.Second)
-	cfg.Now = func() time.Time { return moment }
-	cfg.Concurrency = o.concurrency
-	cfg.Terms = review.Terms{OldObjects: "the object's own stored version", CRDs: "their CustomResourceDefinition (--crds, or in the dump)"}
-	if err := o.session.loadFileState(&cfg); err != nil {
-		return nil, nil, cleanup, badInput(err)
+	cluster, err := clusterstate.Connect(restConfig)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("--kubeconfig %s: %w", kubeconfig, err))
 	}
-	var caBundle []byte
-	if o.session.caFile != "" {
-		if caBundle, err = readCABundle(o.session.caFile); err != nil {
-			return nil, nil, cleanup, badInput(err)
+	base, state, notes, err := audit.ClusterInputs(ctx, cluster, o.namespace, changes, baseline)
+	if err != nil {
+		return nil, err
+	}
+	if baseline == nil {
+		opts.BaselineName = "the configurations and policies of " + cluster.Host
+	}
+	opts.Baseline, opts.Config.Live, opts.Notes = base, state, notes
+	if !cmd.Flags().Changed("service-cidr") {
+		if cidr := cluster.ServiceCIDR(ctx); cidr != "" {
+			opts.Config.APIServer.ServiceCIDR = cidr
 		}
 	}
+	return cluster, nil
+}
 
-	r = &auditRun{o: o, ctx: ctx, changed: map[stepKey]string{}}
-	for _, c := range plan.changed {
-		r.changed[c.step] = c.what
+// source is what -f, --audit-log or --kubeconfig names; cleanup removes a copy of stdin.
+func (o *auditOptions) source(cluster *clusterstate.Cluster, stdin io.Reader) (audit.Source, func(), error) {
+	switch {
+	case len(o.files) > 0:
+		dump, err := manifest.Expand(o.files, manifest.Options{Recursive: o.session.recursive, Stdin: stdin, Command: "admit audit -f -"})
+		if err != nil {
+			return nil, func() {}, badInput(err)
+		}
+		// A dump is read twice: its state, then its objects.
+		remove, err := dump.Spool()
+		if err != nil {
+			return nil, remove, badInput(err)
+		}
+		return &audit.Dump{Inputs: dump, Paths: o.files}, remove, nil
+	case o.auditLog != "":
+		return &audit.Log{Path: o.auditLog}, func() {}, nil
 	}
+	return &audit.Cluster{Cluster: cluster, Namespace: o.namespace}, func() {}, nil
+}
+
+// write is how a dump's or a cluster's objects are written.
+func (o *auditOptions) write() review.Write {
 	validation, _ := fieldValidationOf(o.validate) // checked
-	r.write = review.Write{
+	return review.Write{
 		Operation: admissionv1.Operation(strings.ToUpper(o.operation)), DryRun: o.dryRun == "server", FieldValidation: validation,
 		User: authenticationv1.UserInfo{Username: o.user, Groups: o.groups}, FieldManager: o.session.fieldManager,
 	}
-	report := plan.report
+}
 
-	// The state admission reads, and the namespaces the writes live in.
-	var namespaces []string
-	if plan.cluster != nil {
-		live, notes, err := plan.cluster.state(ctx, plan.served, plan.base, plan.proposed)
-		if err != nil {
-			return nil, nil, cleanup, err
-		}
-		cfg.Live, r.notes = live, append(r.notes, notes...)
-		if !cmd.Flags().Changed("service-cidr") {
-			if cidr := plan.cluster.serviceCIDR(ctx, plan.served); cidr != "" {
-				cfg.APIServer.ServiceCIDR = cidr
-			}
-		}
+// showProgress rewrites one line on the terminal with how far the audit is (see progressLine).
+func (o *auditOptions) showProgress(opts *audit.Options) (stop func()) {
+	if o.progress == nil {
+		return func() {}
 	}
-	var found dumpScan
-	switch {
-	case len(o.files) > 0:
-		report.Source = strings.Join(o.files, ", ")
-		var remove func()
-		dump, remove, err = o.dumpInputs(streams.In)
-		closers = append(closers, remove)
-		if err != nil {
-			return nil, nil, cleanup, badInput(err)
+	var p progress
+	opts.Progress = func(read, total int64) { p.done.Store(read); p.total.Store(total) }
+	return progressLine(o.progress, func(elapsed time.Duration) string {
+		of := ""
+		if total := p.total.Load(); total > 0 {
+			of = fmt.Sprintf(" of %d", total)
 		}
-		if found, err = scanDump(dump, plan.base, plan.proposed, plan.cluster == nil); err != nil {
-			return nil, nil, cleanup, badInput(err)
-		}
-	case o.auditLog != "":
-		report.Source = o.auditLog
-		if found, err = scanAuditLog(o.auditLog, plan.cluster == nil); err != nil {
-			return nil, nil, cleanup, badInput(err)
-		}
-	default:
-		report.Source = plan.cluster.host
-	}
-	cfg.Live = append(cfg.Live, found.state...)
-	namespaces = found.namespaces
-	r.total.Store(int64(found.objects))
-	if o.auditLog == "" {
-		report.Operation = string(r.write.Operation)
-	}
+		return fmt.Sprintf("auditing: %d%s (%s; Ctrl-C reports what is done)", p.done.Load(), of, elapsed.Round(time.Second))
+	})
+}
 
-	crds, err := knownCRDs(cfg)
+// finish writes the report in every form asked for and returns the exit code.
+func (o *auditOptions) finish(streams Streams, report *audit.Report) error {
+	verdict := report.Check(audit.Thresholds{NewDenials: o.maxNewDenials, NewFailures: o.maxNewFailures, NewWarnings: o.maxNewWarnings, NewMutations: o.maxNewMutations, Unreviewed: o.maxUnreviewed})
+	var err error
+	if o.output == outputText {
+		err = report.WriteText(streams.Out)
+	} else {
+		err = writeStructured(streams.Out, o.output, report)
+	}
 	if err != nil {
-		return nil, nil, cleanup, badInput(err)
+		return err
 	}
-	if r.mapper, err = resources.Builtin(); err != nil {
-		return nil, nil, cleanup, err
-	}
-	if len(crds) > 0 {
-		if r.mapper, err = r.mapper.WithCRDs(crds...); err != nil {
-			return nil, nil, cleanup, badInput(err)
+	if o.junitFile != "" {
+		if err := writeFile(o.junitFile, report.WriteJUnit); err != nil {
+			return fmt.Errorf("--junit %s: %w", o.junitFile, err)
 		}
 	}
-	r.matcher = newChangeMatcher(plan.changed, r.mapper)
+	if o.htmlFile != "" {
+		if err := writeFile(o.htmlFile, report.WriteHTML); err != nil {
+			return fmt.Errorf("--html %s: %w", o.htmlFile, err)
+		}
+	}
+	code := map[audit.Verdict]int{audit.Pass: ExitOK, audit.Fail: ExitRejected, audit.BadInput: ExitBadInput, audit.Interrupted: ExitInterrupted}[verdict]
+	if code == ExitOK {
+		return nil
+	}
+	msg := strings.Join(report.Exceeded, "; ")
+	if !report.Complete {
+		msg = strings.TrimPrefix(msg+"; interrupted: the report covers the writes audited before Ctrl-C", "; ")
+	}
+	return &exitError{code: code, err: errors.New(msg)}
+}
 
-	// The two configurations, each with its own session and stream over the same state.
-	for _, side := range []struct {
-		set    admissionSet
-		target *auditSide
-		name   string
-	}{{plan.base, &r.base, "the baseline"}, {plan.proposed, &r.prop, "the proposal"}} {
-		c := cfg
-		c.Mutating, c.Validating, c.Policies = side.set.mutating, side.set.validating, side.set.policies
-		if len(caBundle) > 0 {
-			fillCABundles(c.Mutating, c.Validating, caBundle)
-		}
-		if !o.session.resolveDNS {
-			if err := checkServicesResolved(c.Mutating, c.Validating, resolved); err != nil {
-				return nil, nil, cleanup, badInput(fmt.Errorf("%s: %w", side.name, err))
-			}
-		}
-		session, err := review.New(c, nil)
-		if err != nil {
-			return nil, nil, cleanup, badInput(fmt.Errorf("%s: %w", side.name, err))
-		}
-		// Admissions go on when Ctrl-C is pressed: the batch under way finishes and is reported.
-		stream, err := session.Stream(context.WithoutCancel(ctx), namespaces)
-		if err != nil {
-			return nil, nil, cleanup, badInput(fmt.Errorf("%s: %w", side.name, err))
-		}
-		closers = append(closers, stream.Close)
-		side.target.session, side.target.stream = session, stream
+// writeFile writes a file through write, reporting the first error.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
 	}
-	r.tally = newTally(o.limit, plan.changed)
-	return r, dump, cleanup, nil
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/admitkit/admit/audit"
 	"github.com/admitkit/admit/internal/webhooktest"
 )
 
@@ -147,11 +148,11 @@ func TestAuditDump(t *testing.T) {
 	if !strings.Contains(stderr, "2 newly denied writes (more than 0)") || !strings.Contains(stderr, "1 write with newly failing calls (more than 0)") {
 		t.Errorf("stderr does not say which thresholds are exceeded: %s", stderr)
 	}
-	var report auditReport
+	var report audit.Report
 	if err := json.Unmarshal([]byte(stdout), &report); err != nil {
 		t.Fatal(err)
 	}
-	wantTotals := auditTotals{Read: 10, Audited: 7, Unaffected: 2, Skipped: 1, NewlyDenied: 2, NewlyFailing: 1, NewlyMutated: 1, NewlyWarned: 1}
+	wantTotals := audit.Totals{Read: 10, Audited: 7, Unaffected: 2, Skipped: 1, NewlyDenied: 2, NewlyFailing: 1, NewlyMutated: 1, NewlyWarned: 1}
 	if diff := cmp.Diff(wantTotals, report.Totals); diff != "" {
 		t.Errorf("totals (-want +got):\n%s", diff)
 	}
@@ -162,7 +163,7 @@ func TestAuditDump(t *testing.T) {
 	}
 	var steps []stepRow
 	for _, s := range report.Steps {
-		steps = append(steps, stepRow{s.stepKey.String(), s.Change, s.Matched, s.Denied, s.Failed, s.Mutated, s.Warned})
+		steps = append(steps, stepRow{s.Step.String(), s.Change, s.Matched, s.Denied, s.Failed, s.Mutated, s.Warned})
 	}
 	// The policy denies shop/big before the validating webhooks run (kube-apiserver's order), so
 	// flaky is called for ops/small only; owner's label on ops/legacy is no news, as the baseline
@@ -179,7 +180,11 @@ func TestAuditDump(t *testing.T) {
 	}
 	var objects []string
 	for _, o := range report.Objects {
-		objects = append(objects, strings.Join(o.Effects, ",")+" "+o.objectName())
+		var effects []string
+		for _, e := range o.Effects {
+			effects = append(effects, string(e))
+		}
+		objects = append(objects, strings.Join(effects, ",")+" "+o.ObjectName())
 	}
 	// The worst first: denials, failures, warnings, mutations; each in the dump's order.
 	wantObjects := []string{"denied Pod shop/web-1", "denied Deployment shop/big", "failing Deployment ops/small",
@@ -187,7 +192,7 @@ func TestAuditDump(t *testing.T) {
 	if diff := cmp.Diff(wantObjects, objects); diff != "" {
 		t.Errorf("objects (-want +got):\n%s", diff)
 	}
-	wantNamespaces := []auditNamespace{{Namespace: "shop", Audited: 4, Denied: 2, Mutated: 1, Warned: 1}, {Namespace: "ops", Audited: 3, Failing: 1}}
+	wantNamespaces := []audit.NamespaceCount{{Namespace: "shop", Audited: 4, Denied: 2, Mutated: 1, Warned: 1}, {Namespace: "ops", Audited: 3, Failing: 1}}
 	if diff := cmp.Diff(wantNamespaces, report.Namespaces); diff != "" {
 		t.Errorf("namespaces, the worst first (-want +got):\n%s", diff)
 	}
@@ -225,7 +230,7 @@ func TestAuditCreate(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, stderr, stdout)
 	}
-	var report auditReport
+	var report audit.Report
 	if err := json.Unmarshal([]byte(stdout), &report); err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +354,7 @@ func TestAuditJUnit(t *testing.T) {
 func TestAuditNamespace(t *testing.T) {
 	f := newAuditFixture(t)
 	stdout, stderr, _ := runAudit(t, context.Background(), "-f", f.dump, "--webhooks", f.proposal, "--baseline", f.baseline, "-n", "ops", "-o", "json")
-	var report auditReport
+	var report audit.Report
 	if err := json.Unmarshal([]byte(stdout), &report); err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}

@@ -1,4 +1,4 @@
-package cli
+package audit
 
 import (
 	"html"
@@ -7,100 +7,26 @@ import (
 	"strings"
 )
 
-// The HTML report: one self-contained page — styles inline, charts as inline SVG, no script, no
-// external asset — that a CI system can keep as an artifact and anyone can open offline.
-
-// chartRows bounds the bars of a chart: the worst ones.
-const chartRows = 15
-
-// chartLabelRunes is how much of a bar's label the label column shows.
-const chartLabelRunes = 48
-
-// chartBar is one bar of a stacked bar chart: its label, and a segment per effect.
-type chartBar struct {
-	// Label is what the chart shows, Title the whole name (a tooltip) when Label is shortened.
-	Label, Title string
-	Y            int
-	Segments     []chartSegment
-	Total        int
-	// TotalX is where the total is written: just past the bar's end.
-	TotalX float64
-}
-
-type chartSegment struct {
-	Effect string
-	Count  int
-	X, W   float64
-}
-
-// chart is a horizontal stacked bar chart, laid out for SVG.
-type chart struct {
-	ID, Title        string
-	Width, Height    int
-	LabelWidth       int
-	Bars             []chartBar
-	Legend           []chartSegment
-	Empty            string
-	AxisX, AxisWidth int
-}
-
-// effectsOrder are the charts' segments, worst first, with their colours' class names.
-func effectsOrder() []string { return []string{"denied", "failing", "warned", "mutated"} }
-
-// newChart lays out bars whose segments count each effect; the longest bar fills the width.
-func newChart(id, title, empty string, labels []string, counts [][]int) chart {
-	const barHeight, gap, labelWidth, width = 22, 8, 320, 900
-	c := chart{ID: id, Title: title, Width: width, LabelWidth: labelWidth, Empty: empty, AxisX: labelWidth + 10, AxisWidth: width - labelWidth - 70}
-	most := 0
-	for _, row := range counts {
-		total := 0
-		for _, n := range row {
-			total += n
-		}
-		most = max(most, total)
-	}
-	for i, label := range labels {
-		if len(c.Bars) == chartRows {
-			break
-		}
-		bar := chartBar{Label: label, Title: label, Y: 30 + len(c.Bars)*(barHeight+gap)}
-		if r := []rune(label); len(r) > chartLabelRunes {
-			// The label column holds about this many characters: the start of a long name is
-			// kept, the whole of it is in the tooltip and the table below.
-			bar.Label = string(r[:chartLabelRunes-1]) + "…"
-		}
-		x := float64(c.AxisX)
-		for j, effect := range effectsOrder() {
-			n := counts[i][j]
-			if n == 0 {
-				continue
-			}
-			w := float64(c.AxisWidth) * float64(n) / float64(most)
-			bar.Segments = append(bar.Segments, chartSegment{Effect: effect, Count: n, X: x, W: max(w, 2)})
-			x += w
-			bar.Total += n
-		}
-		bar.TotalX = x + 6
-		if bar.Total > 0 {
-			c.Bars = append(c.Bars, bar)
-		}
-	}
-	for i, effect := range effectsOrder() {
-		c.Legend = append(c.Legend, chartSegment{Effect: effect, X: float64(c.AxisX + i*120)})
-	}
-	c.Height = 40 + len(c.Bars)*(barHeight+gap) + 20
-	if len(c.Bars) == 0 {
-		c.Height = 60
-	}
-	return c
-}
-
-// writeAuditHTML writes the report as one page. It is written with html.EscapeString around
-// every value rather than with html/template: a template's field evaluation calls methods by a
-// name the linker cannot see, which makes it keep every exported method of every type the
-// binary links (about 30 MB; docs/benchmarks.md, Binary size).
-func writeAuditHTML(w io.Writer, r *auditReport) error {
+// WriteHTML writes the report as one self-contained page — styles inline, charts as inline
+// SVG, no script, no external asset — that a CI system can keep as an artifact and anyone can
+// open offline. It is written with html.EscapeString around every value rather than with
+// html/template: a template's field evaluation calls methods by a name the linker cannot see,
+// which makes it keep every exported method of every type the binary links (about 30 MB;
+// docs/benchmarks.md, Binary size).
+func (r *Report) WriteHTML(w io.Writer) error {
 	p := &htmlPage{}
+	p.head(r)
+	p.totals(r)
+	p.charts(r)
+	p.tables(r)
+	p.findings(r)
+	p.raw("</body>\n</html>\n")
+	_, err := io.WriteString(w, p.b.String())
+	return err
+}
+
+// head writes the page's head, what was compared and the verdict.
+func (p *htmlPage) head(r *Report) {
 	verdictClass, verdict := "fail", ""
 	switch {
 	case len(r.Exceeded) > 0:
@@ -121,7 +47,10 @@ func writeAuditHTML(w io.Writer, r *auditReport) error {
 	p.raw("</p>\n<p class=\"meta\">Baseline: ", p.esc(r.Baseline), "</p>\n")
 	p.raw("<p class=\"meta\">Proposal: ", p.esc(r.Proposal), "</p>\n")
 	p.raw("<div id=\"verdict\" class=\"verdict ", verdictClass, "\">", p.esc(verdict), "</div>\n\n")
+}
 
+// totals writes the totals as cards.
+func (p *htmlPage) totals(r *Report) {
 	p.raw("<div class=\"cards\" id=\"totals\">\n")
 	for _, card := range []struct {
 		id, label string
@@ -142,11 +71,14 @@ func writeAuditHTML(w io.Writer, r *auditReport) error {
 		p.raw(">", strconv.Itoa(card.n), "</div><div class=\"l\">", card.label, "</div></div>\n")
 	}
 	p.raw("</div>\n")
+}
 
+// charts writes the new effects per step and per namespace as charts.
+func (p *htmlPage) charts(r *Report) {
 	var labels []string
 	var counts [][]int
 	for _, s := range r.Steps {
-		labels = append(labels, s.stepKey.String())
+		labels = append(labels, s.Step.String())
 		counts = append(counts, []int{s.Denied, s.Failed, s.Warned, s.Mutated})
 	}
 	p.chart(newChart("steps-chart", "New effects per webhook and policy", "No webhook or policy newly denies, fails, warns or mutates anything.", labels, counts))
@@ -156,7 +88,10 @@ func writeAuditHTML(w io.Writer, r *auditReport) error {
 		counts = append(counts, []int{n.Denied, n.Failing, n.Warned, n.Mutated})
 	}
 	p.chart(newChart("namespaces-chart", "New effects per namespace", "No namespace has a write with a new effect.", labels, counts))
+}
 
+// tables writes the steps and the namespaces as tables.
+func (p *htmlPage) tables(r *Report) {
 	p.raw("\n<h2>Webhooks and policies</h2>\n<table id=\"steps\">\n")
 	p.raw("<tr><th>Step</th><th>Change</th><th>Matched</th><th>Denied</th><th>Failed</th><th>Mutated</th><th>Warned</th></tr>\n")
 	for _, s := range r.Steps {
@@ -171,7 +106,12 @@ func writeAuditHTML(w io.Writer, r *auditReport) error {
 		p.cells(n.Audited, n.Denied, n.Failing, n.Mutated, n.Warned)
 		p.raw("</tr>\n")
 	}
-	p.raw("</table>\n\n<h2>Writes with new effects, the worst first</h2>\n<div id=\"objects\">\n")
+	p.raw("</table>\n")
+}
+
+// findings writes the writes with new effects, the unreviewed writes and the notes.
+func (p *htmlPage) findings(r *Report) {
+	p.raw("\n<h2>Writes with new effects, the worst first</h2>\n<div id=\"objects\">\n")
 	for _, o := range r.Objects {
 		p.object(o)
 	}
@@ -196,9 +136,6 @@ func writeAuditHTML(w io.Writer, r *auditReport) error {
 		}
 		p.raw("</ul>\n")
 	}
-	p.raw("</body>\n</html>\n")
-	_, err := io.WriteString(w, p.b.String())
-	return err
 }
 
 // htmlPage accumulates a page; what comes from the report goes through esc.
@@ -221,11 +158,11 @@ func (p *htmlPage) cells(ns ...int) {
 }
 
 // object writes one write with new effects: a summary line, and the text report's lines for it.
-func (p *htmlPage) object(o auditObject) {
+func (p *htmlPage) object(o Finding) {
 	var b strings.Builder
-	writeAuditObject(&b, o)
+	o.writeText(&b)
 	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
-	effect := p.esc(o.Effects[0])
+	effect := p.esc(string(o.Effects[0]))
 	p.raw("<details class=\"object\" data-effect=\"", effect, "\">\n")
 	p.raw("<summary><span class=\"tag ", effect, "\">", effect, "</span> ", p.esc(o.Operation), " ", p.esc(o.Kind), " ")
 	if o.Namespace != "" {

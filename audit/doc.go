@@ -1,0 +1,37 @@
+// Package audit answers, before a rollout, what new webhook configurations and admission
+// policies would do to a cluster: every write of a source — a dump of its objects, the cluster
+// itself, an audit log's traffic — is admitted under the baseline (what the cluster has) and
+// under the proposal (the baseline with the changes applied over it, Overlay), with
+// kube-apiserver's whole admission chain (package review), and the two answers compared: the
+// writes the proposal newly denies, fails, warns or mutates, per webhook and policy, per
+// namespace, the worst first.
+//
+// Writes no changed webhook or policy can match are admitted alike under both and are not run
+// (Matcher, which errs on the side of running). Memory is bounded by a batch of writes
+// (Options.BatchSize): a source is read twice, once for the state admission reads, then a batch
+// of writes at a time.
+//
+// A program audits a dump with Run and renders the Report as it likes (WriteText, WriteJUnit,
+// WriteHTML, or its JSON); Report.Check says what the counts make of the rollout under
+// thresholds. `admit audit` is that, with flags.
+//
+// One audit, in these files:
+//
+//	run.go        Options, Run: the two configurations' sessions, the writes a batch at a time
+//	source.go     Source, Sink, Write: where writes come from
+//	dump.go       Dump: a dump's objects, each written again
+//	cluster.go    Cluster, ClusterInputs: a live cluster's objects, its baseline and state
+//	log.go        Log: an audit log's writes, replayed
+//	event.go      an audit log's events
+//	replay.go     an event's write: its object, the object before it, its user and options
+//	admission.go  Overlay: the proposal over the baseline
+//	changes.go    Step, Change, Changes: what the proposal changes, step by step
+//	match.go      Matcher: whether a write can reach a changed step
+//	compare.go    Compare, Finding: one write's two admissions compared
+//	tally.go      the counts of a run, the worst findings kept
+//	report.go     Report, Thresholds, Verdict: what was found, and what it means
+//	text.go       Report.WriteText
+//	junit.go      Report.WriteJUnit
+//	html.go       Report.WriteHTML: a self-contained page
+//	chart.go      the page's charts
+package audit

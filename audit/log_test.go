@@ -1,0 +1,96 @@
+package audit
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/admitkit/admit/resources"
+)
+
+// testLog is an audit log's events at Request level, as kube-apiserver writes them: a ConfigMap
+// shop/settings created, read, updated, patched (a dry run, then a JSON patch), an exec, a
+// delete of an object the log does not show, and the ConfigMap's delete.
+const testLog = "testdata/audit.log"
+
+// replayed replays a log's events with every resource followed.
+func replayed(t *testing.T, path string, each func(w Write, skip string)) {
+	t.Helper()
+	mapper, err := resources.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newReplay("audit.log", mapper, func(schema.GroupVersionResource) bool { return true }, false)
+	err = eachEvent(path, func(line int, ev *event) error {
+		if w, skip, ok := r.write(line, ev); ok {
+			each(w, skip)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Each write of the log becomes the admission it was: its operation, its user, its options, the
+// object before it as the log showed it.
+func TestReplay(t *testing.T) {
+	type write struct {
+		Line, Operation, User, FieldManager, FieldValidation string
+		Groups                                               []string
+		DryRun                                               bool
+		Data, OldData                                        map[string]any
+		Skip                                                 string
+	}
+	var got []write
+	replayed(t, testLog, func(it Write, skip string) {
+		w := write{Line: strings.TrimPrefix(it.Object.Source, "audit.log:"), Skip: skip}
+		if skip == "" {
+			w.Operation, w.User, w.Groups, w.DryRun = string(it.Write.Operation), it.Write.User.Username, it.Write.User.Groups, it.Write.DryRun
+			w.FieldManager, w.FieldValidation = it.Write.FieldManager, it.Write.FieldValidation
+			w.Data, _ = it.Object.Object.Object["data"].(map[string]any)
+			if it.Old != nil {
+				w.OldData, _ = it.Old.Object.Object["data"].(map[string]any)
+			}
+		}
+		got = append(got, w)
+	})
+	want := []write{
+		{Line: "2", Operation: "CREATE", User: "alice", Groups: []string{"dev", "system:authenticated"}, FieldManager: "kubectl-create", FieldValidation: "Strict", Data: map[string]any{"a": "1"}},
+		{Line: "4", Operation: "UPDATE", User: "bob", FieldManager: "helm", Data: map[string]any{"a": "2"}, OldData: map[string]any{"a": "1"}},
+		// A dry run is replayed as one, and stores nothing for the writes after it.
+		{Line: "5", Operation: "UPDATE", User: "carol", Groups: []string{"ops"}, DryRun: true, Data: map[string]any{"a": "2", "b": "3"}, OldData: map[string]any{"a": "2"}},
+		{Line: "6", Operation: "UPDATE", User: "dave", Data: map[string]any{"a": "2", "c": "4"}, OldData: map[string]any{"a": "2"}},
+		{Skip: "a delete of an object the log does not show before (a RequestResponse level logs it)"},
+		{Line: "9", Operation: "DELETE", User: "erin", Data: map[string]any{"a": "2", "c": "4"}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the replayed writes (-want +got):\n%s", diff)
+	}
+}
+
+// A create or update logged at the Metadata level has no object to replay; each is skipped,
+// saying so.
+func TestReplayWritesWithoutObjects(t *testing.T) {
+	lines := []string{
+		`{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","stage":"ResponseComplete","verb":"create","requestURI":"/api/v1/namespaces/shop/configmaps","user":{"username":"alice"},"objectRef":{"resource":"configmaps","namespace":"shop","name":"a","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":201}}`,
+		`{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","stage":"ResponseComplete","verb":"update","requestURI":"/api/v1/namespaces/shop/configmaps/a","user":{"username":"alice"},"objectRef":{"resource":"configmaps","namespace":"shop","name":"a","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":200}}`,
+	}
+	path := filepath.Join(t.TempDir(), "audit.log")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var skips []string
+	replayed(t, path, func(_ Write, skip string) { skips = append(skips, skip) })
+	want := []string{
+		"a create logged without its object (the audit policy's level is Metadata)",
+		"an update logged without its object (the audit policy's level is Metadata)",
+	}
+	if diff := cmp.Diff(want, skips); diff != "" {
+		t.Errorf("skipped writes (-want +got):\n%s", diff)
+	}
+}
