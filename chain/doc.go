@@ -44,7 +44,8 @@
 //	                 defaulting, the CRD's conversion, the custom resource strategy
 //	cluster.go       the cluster state the plugins read, held by client-go's in-memory clientset
 //	                 with real informers; what is not given is what a fresh cluster has
-//	                 (live.go reads it from a cluster; options.go: the apiserver's options)
+//	                 (package clusterstate reads it from a cluster; options.go: the
+//	                 apiserver's options)
 //	scheme.go        Kubernetes' scheme of built-in types, and the version reproduced
 //	policytypes.go   not on the path: the type checker lint runs on ValidatingAdmissionPolicies
 //

@@ -66,7 +66,7 @@ type validator struct {
 	seen          *json.RawMessage // the object it validated
 }
 
-func (v validator) Name() string { return v.name }
+func (v validator) Name() string         { return v.name }
 func (v validator) Type() engine.RowType { return "test-validator" }
 
 func (v validator) Validate(_ context.Context, at *engine.Attributes) error {

@@ -32,6 +32,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/admitkit/admit/chain"
+	"github.com/admitkit/admit/clusterstate"
 	"github.com/admitkit/admit/dispatch"
 	"github.com/admitkit/admit/dispatch/celconditions"
 	"github.com/admitkit/admit/dispatch/live"
@@ -777,9 +778,19 @@ func (r *scenarioRun) throughDispatcher(t *testing.T, generatedName string) (*ou
 		Resources:  r.mapper,
 		Conditions: celconditions.Compiler(nil),
 	}
-	state, err := chain.ReadCluster(ctx, env.Client, []string{r.namespace})
+	cluster, err := clusterstate.Connect(env.RESTConfig)
 	if err != nil {
 		t.Fatal(err)
+	}
+	live, _, err := cluster.State(ctx, clusterstate.StateOptions{Namespaces: []string{r.namespace}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var state []runtime.Object
+	for _, obj := range live {
+		if !resources.IsCRD(obj.GroupVersionKind().GroupKind()) {
+			state = append(state, obj)
+		}
 	}
 	var crds []*apiextensionsv1.CustomResourceDefinition
 	if r.sc.crd != nil {
