@@ -286,7 +286,9 @@ func describe(value any) string {
 var yamlLine = regexp.MustCompile(`\bline (\d+)\b`)
 
 // fileLines rewrites the line numbers of a YAML error, which count from the start of the
-// piece's text, to count from the start of the file. The original error stays wrapped.
+// piece's text, to count from the start of the file, and names the line once: the message is
+// placed at the parser's first line already ("f.yaml:9: yaml: did not find expected key", not
+// "f.yaml:9: yaml: line 9: ..."). The original error stays wrapped.
 func fileLines(err error, p piece) error {
 	text := yamlLine.ReplaceAllStringFunc(err.Error(), func(match string) string {
 		n, convErr := strconv.Atoi(strings.TrimPrefix(match, "line "))
@@ -295,7 +297,25 @@ func fileLines(err error, p piece) error {
 		}
 		return "line " + strconv.Itoa(p.lineInFile(n))
 	})
-	return &rewrittenError{text: text, err: err}
+	return &rewrittenError{text: lineNamedOnce(text), err: err}
+}
+
+// yamlLineAgain matches the line a YAML message names where it is the place's: "yaml: line 3: "
+// and, for a decoder's single error, "yaml: unmarshal errors:\n  line 5: ".
+var yamlLineAgain = regexp.MustCompile(`^yaml: (?:line \d+: |unmarshal errors:\n +line \d+: ([^\n]*)$)`)
+
+// lineNamedOnce drops a YAML message's first line number, which its place names: the parser's
+// first line is where the message is placed (yamlErrorSource). A decoder's message with several
+// lines keeps them all.
+func lineNamedOnce(text string) string {
+	m := yamlLineAgain.FindStringSubmatchIndex(text)
+	switch {
+	case m == nil:
+		return text
+	case m[2] >= 0: // a single unmarshal error
+		return "yaml: " + text[m[2]:m[3]]
+	}
+	return "yaml: " + text[m[1]:]
 }
 
 // yamlErrorSource is the source of a YAML error: the line the parser names, counted in the file.

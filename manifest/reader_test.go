@@ -94,12 +94,17 @@ func TestParse(t *testing.T) {
 		name:    "YAML syntax error, with the line counted from the top of the file",
 		file:    "w.yaml",
 		data:    "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n bad: x\n",
-		wantErr: "w.yaml:9: yaml: line 9: did not find expected key",
+		wantErr: "w.yaml:9: yaml: did not find expected key",
 	}, {
 		name:    "duplicate keys",
 		file:    "w.yaml",
 		data:    "# first\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  name: c\n",
-		wantErr: "w.yaml:7: yaml: unmarshal errors:\n  line 7: key \"name\" already set in map",
+		wantErr: "w.yaml:7: yaml: key \"name\" already set in map",
+	}, {
+		name:    "several duplicate keys: every line named",
+		file:    "w.yaml",
+		data:    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  name: c\ndata:\n  x: a\n  x: b\n",
+		wantErr: "w.yaml:5: yaml: unmarshal errors:\n  line 5: key \"name\" already set in map\n  line 8: key \"x\" already set in map",
 	}, {
 		name:    "no kind",
 		file:    "w.yaml",

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/admitkit/admit/builtin"
 	"github.com/admitkit/admit/clusterstate"
 	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/review"
@@ -35,12 +36,12 @@ func (o *reviewOptions) sessionConfig(ctx context.Context, streams Streams, obje
 		}
 		a.Use(&cfg)
 	} else {
-		demo, err := startDemoWebhooks(ctx)
+		demo, err := builtin.ServeDemo(ctx)
 		if err != nil {
 			return review.Config{}, nil, fmt.Errorf("starting the built-in webhooks: %w", err)
 		}
-		closeWebhooks = demo.stop
-		cfg.Mutating, cfg.Validating = demo.mutating, demo.validating
+		closeWebhooks = demo.Close
+		cfg.Mutating, cfg.Validating = demo.Mutating, demo.Validating
 	}
 	defer func() {
 		if err != nil {

@@ -6,24 +6,17 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	admissionv1 "k8s.io/api/admission/v1"
-	authenticationv1 "k8s.io/api/authentication/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/admitkit/admit/chain"
 	"github.com/admitkit/admit/internal/junit"
-	"github.com/admitkit/admit/internal/testsuite"
-	"github.com/admitkit/admit/review"
+	"github.com/admitkit/admit/testsuite"
 )
 
 // outputJUnit is admit test's extra output format.
@@ -82,45 +75,12 @@ case that cannot be built, a server that does not start).`,
 	return cmd
 }
 
-// testReport is the JSON and YAML output.
+// testReport is the JSON and YAML output: each file's report, and the counts.
 type testReport struct {
-	Suites []*suiteReport `json:"suites"`
-	Passed int            `json:"passed"`
-	Failed int            `json:"failed"`
-	Errors int            `json:"errors"`
-}
-
-type suiteReport struct {
-	Name string `json:"name"`
-	File string `json:"file"`
-	// Error is why the file could not run at all.
-	Error   string        `json:"error,omitempty"`
-	Cases   []*caseReport `json:"cases"`
-	Updated bool          `json:"updated,omitempty"`
-
-	// names are the names of every case of the file, selected by --run or not.
-	names []string
-}
-
-type caseReport struct {
-	Name            string   `json:"name"`
-	Line            int      `json:"line"`
-	Passed          bool     `json:"passed"`
-	Failures        []string `json:"failures,omitempty"`
-	Error           string   `json:"error,omitempty"`
-	Updated         bool     `json:"updated,omitempty"`
-	DurationSeconds float64  `json:"durationSeconds"`
-	// What happened, for a reader of the report.
-	Allowed          *bool             `json:"allowed,omitempty"`
-	Status           *metav1.Status    `json:"status,omitempty"`
-	Warnings         []string          `json:"warnings,omitempty"`
-	AuditAnnotations map[string]string `json:"auditAnnotations,omitempty"`
-	Called           []string          `json:"called,omitempty"`
-	// Webhooks are the webhooks and policies configured, each with its outcome: "skipped"
-	// ones were not called (they do not match the object), which called does not list.
-	Webhooks []testsuite.Row `json:"webhooks,omitempty"`
-
-	took time.Duration
+	Suites []*testsuite.Report `json:"suites"`
+	Passed int                 `json:"passed"`
+	Failed int                 `json:"failed"`
+	Errors int                 `json:"errors"`
 }
 
 func (o *testOptions) runTests(ctx context.Context, streams Streams, args []string) error {
@@ -142,23 +102,13 @@ func (o *testOptions) runTests(ctx context.Context, streams Streams, args []stri
 	}
 	report := &testReport{}
 	selected := 0
+	opts := testsuite.Options{Filter: filter, Timeout: o.timeout, Update: o.update, Warnings: streams.Err}
 	for _, file := range files {
-		s := o.runSuite(ctx, streams, file, filter)
+		s := testsuite.RunFile(ctx, file, opts)
 		report.Suites = append(report.Suites, s)
 		selected += len(s.Cases)
-		if s.Error != "" {
-			report.Errors++
-		}
-		for _, c := range s.Cases {
-			switch {
-			case c.Error != "":
-				report.Errors++
-			case c.Passed:
-				report.Passed++
-			default:
-				report.Failed++
-			}
-		}
+		passed, failed, errs := s.Counts()
+		report.Passed, report.Failed, report.Errors = report.Passed+passed, report.Failed+failed, report.Errors+errs
 	}
 	if filter != nil && selected == 0 && report.Errors == 0 {
 		// "0 cases, 0 failed" would pass a CI job whose pattern has a typo.
@@ -194,8 +144,8 @@ func noCaseSelected(pattern string, report *testReport) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "--run %q selects no case; the cases are:", pattern)
 	for _, s := range report.Suites {
-		quoted := make([]string, len(s.names))
-		for i, n := range s.names {
+		quoted := make([]string, len(s.Names))
+		for i, n := range s.Names {
 			quoted[i] = strconv.Quote(n)
 		}
 		fmt.Fprintf(&b, "\n  %s: %s", s.File, strings.Join(quoted, ", "))
@@ -247,219 +197,6 @@ func findTestFiles(args []string) ([]string, error) {
 	return files, nil
 }
 
-// runSuite runs one test file. A problem that stops the whole file is its Error; a case that
-// cannot be built is that case's.
-func (o *testOptions) runSuite(ctx context.Context, streams Streams, file string, filter *regexp.Regexp) *suiteReport {
-	report := &suiteReport{Name: file, File: file}
-	fail := func(err error) *suiteReport {
-		// The cases did not run: listed, they would count as failed without a reason.
-		report.Error, report.Cases = errorText(err), nil
-		return report
-	}
-	suite, err := testsuite.Load(file)
-	if err != nil {
-		return fail(err)
-	}
-	report.Name = suite.Name
-	var cases []*testsuite.Case
-	for _, c := range suite.Cases {
-		report.names = append(report.names, c.Name)
-		if filter == nil || filter.MatchString(c.Name) {
-			cases = append(cases, c)
-		}
-	}
-	if len(cases) == 0 {
-		return report
-	}
-
-	work, err := os.MkdirTemp("", "admit-test-")
-	if err != nil {
-		return fail(err)
-	}
-	defer os.RemoveAll(work)
-	port, err := freePort()
-	if err != nil {
-		return fail(err)
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return fail(fmt.Errorf("finding the admit binary for $(ADMIT): %w", err))
-	}
-	dir, err := filepath.Abs(filepath.Dir(file))
-	if err != nil {
-		return fail(err)
-	}
-	vars := suiteVars{"PORT": fmt.Sprint(port), "ADMIT": self, "SUITE_DIR": dir}
-	var resolve []string
-	for _, r := range suite.Resolve {
-		expanded, err := vars.expand(r)
-		if err != nil {
-			return fail(fmt.Errorf("%s: resolve: %w", file, err))
-		}
-		resolve = append(resolve, expanded)
-	}
-	var caBundle []byte
-	if suite.Server != nil {
-		keys, err := newSuiteTLS(work, serviceDNSNames(resolve))
-		if err != nil {
-			return fail(fmt.Errorf("%s: the server's certificates: %w", file, err))
-		}
-		vars["CERT_DIR"], caBundle = keys.dir, keys.caBundle
-		server, err := startSuiteServer(ctx, suite.Server, vars, dir, keys.pool)
-		if err != nil {
-			return fail(fmt.Errorf("%s:%d: %w", file, suite.Server.Line, err))
-		}
-		defer server.stop()
-		defer func() {
-			if err := server.exitedEarly(); err != nil && report.Error == "" {
-				report.Error = err.Error()
-			}
-		}()
-	}
-
-	options := &reviewOptions{
-		webhooks: suite.Webhooks, cluster: suite.Cluster, crds: suite.CRDs, resolve: resolve,
-		onlyHooks: suite.WebhooksOnly, namespace: suite.Namespace, timeout: o.timeout,
-		fieldManager: chain.DefaultFieldManager, serviceCIDR: chain.DefaultServiceCIDR, allowPrivileged: true,
-	}
-	objects := make([][]review.Input, len(cases))
-	olds := make([][]review.Input, len(cases))
-	var all []review.Input
-	for i, c := range cases {
-		report.Cases = append(report.Cases, &caseReport{Name: c.Name, Line: c.Line})
-		if objects[i], err = review.Parse(c.ObjectSource, c.Object); err == nil && c.Old != nil {
-			olds[i], err = review.Parse(c.OldSource, c.Old)
-		}
-		if err != nil {
-			report.Cases[i].Error = errorText(err)
-			continue
-		}
-		all = append(all, objects[i]...)
-	}
-	cfg, closeWebhooks, err := options.sessionConfig(ctx, Streams{In: streams.In, Out: io.Discard, Err: streams.Err}, all, caBundle)
-	if err != nil {
-		return fail(fmt.Errorf("%s: %w", file, err))
-	}
-	defer closeWebhooks()
-	session, err := review.New(cfg, all)
-	if err != nil {
-		return fail(fmt.Errorf("%s: %w", file, err))
-	}
-	reviews := make([]*review.Outcome, len(cases))
-	var runnable []*review.Outcome
-	for i, c := range cases {
-		if report.Cases[i].Error != "" {
-			continue
-		}
-		namespace := suite.Namespace
-		if c.Namespace != "" {
-			namespace = c.Namespace
-		}
-		w := review.Write{
-			Operation: admissionv1.Operation(strings.ToUpper(c.Operation)), SubResource: c.SubResource, DryRun: c.DryRun,
-			User:            authenticationv1.UserInfo{Username: "admit-test", Groups: []string{"system:authenticated"}},
-			FieldValidation: metav1.FieldValidationStrict, Namespace: namespace,
-		}
-		if c.User != "" {
-			w.User.Username = c.User
-		}
-		if c.Groups != nil {
-			w.User.Groups = c.Groups
-		}
-		built, err := session.Requests(objects[i], olds[i], w)
-		if err == nil && built[0].Err != nil {
-			err = built[0].Err
-		}
-		if err != nil {
-			report.Cases[i].Error = errorText(err)
-			continue
-		}
-		reviews[i] = built[0]
-		runnable = append(runnable, built[0])
-	}
-	if len(runnable) == 0 {
-		return report
-	}
-	if err := session.Admit(ctx, runnable); err != nil {
-		return fail(fmt.Errorf("%s: %w", file, err))
-	}
-
-	for i, c := range cases {
-		r, cr := reviews[i], report.Cases[i]
-		if r == nil {
-			continue
-		}
-		cr.took, cr.DurationSeconds = r.Took, r.Took.Seconds()
-		if r.Err != nil {
-			cr.Error = errorText(r.Err)
-			continue
-		}
-		allowed := r.Result.Allowed
-		cr.Allowed, cr.Called, cr.Webhooks = &allowed, testsuite.Called(r.Result), testsuite.Rows(r.Result)
-		cr.Warnings, cr.AuditAnnotations = r.Result.Warnings, r.Result.AuditAnnotations
-		if !allowed {
-			cr.Status = r.Result.Status
-		}
-		cr.Failures = testsuite.Check(c.Expect, r.Result)
-		cr.Passed = len(cr.Failures) == 0
-		if o.update && !cr.Passed {
-			if err := c.Update(r.Result); err != nil {
-				cr.Error = errorText(err)
-				continue
-			}
-			cr.Updated, report.Updated = true, true
-		}
-	}
-	if report.Updated {
-		if err := writeSuite(suite); err != nil {
-			return fail(err)
-		}
-		for _, cr := range report.Cases {
-			if cr.Updated {
-				cr.Passed, cr.Failures = true, nil
-			}
-		}
-	}
-	return report
-}
-
-// writeSuite rewrites a test file in place, and the expectation files it names that --update
-// rewrote, keeping their modes.
-func writeSuite(suite *testsuite.Suite) error {
-	data, err := suite.Encode()
-	if err != nil {
-		return err
-	}
-	files, err := suite.Files()
-	if err != nil {
-		return err
-	}
-	files[suite.Path] = data
-	for _, path := range slices.Sorted(maps.Keys(files)) {
-		info, err := os.Stat(path)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(path, files[path], info.Mode().Perm()); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// serviceDNSNames are the names calls to the resolved services verify (SERVICE.NAMESPACE.svc).
-func serviceDNSNames(resolve []string) []string {
-	var names []string
-	for _, entry := range resolve {
-		service, _, ok := strings.Cut(entry, "=")
-		namespace, name, ok2 := strings.Cut(service, "/")
-		if ok && ok2 {
-			names = append(names, name+"."+namespace+".svc")
-		}
-	}
-	return names
-}
-
 func (o *testOptions) writeReport(w io.Writer, report *testReport) error {
 	switch o.output {
 	case outputJUnit:
@@ -488,11 +225,11 @@ func writeTestText(w io.Writer, report *testReport) error {
 			case c.Error != "":
 				fmt.Fprintf(&b, "  ERROR %s\n        %s\n", c.Name, indentLines(c.Error, "        "))
 			case c.Updated:
-				fmt.Fprintf(&b, "  UPDATED %s (%s)\n", c.Name, readableDuration(c.took))
+				fmt.Fprintf(&b, "  UPDATED %s (%s)\n", c.Name, readableDuration(c.Took))
 			case c.Passed:
-				fmt.Fprintf(&b, "  ok    %s (%s)\n", c.Name, readableDuration(c.took))
+				fmt.Fprintf(&b, "  ok    %s (%s)\n", c.Name, readableDuration(c.Took))
 			default:
-				fmt.Fprintf(&b, "  FAIL  %s (%s)\n", c.Name, readableDuration(c.took))
+				fmt.Fprintf(&b, "  FAIL  %s (%s)\n", c.Name, readableDuration(c.Took))
 				for _, f := range c.Failures {
 					fmt.Fprintf(&b, "        %s\n", f)
 				}
@@ -534,7 +271,7 @@ func junitSuites(report *testReport) []junit.Suite {
 			js.Cases = append(js.Cases, junit.Case{Name: "(the test file)", Class: s.File, Error: s.Error})
 		}
 		for _, c := range s.Cases {
-			js.Cases = append(js.Cases, junit.Case{Name: c.Name, Class: s.File, Duration: c.took, Failures: c.Failures, Error: c.Error})
+			js.Cases = append(js.Cases, junit.Case{Name: c.Name, Class: s.File, Duration: c.Took, Failures: c.Failures, Error: c.Error})
 		}
 		out = append(out, js)
 	}

@@ -16,13 +16,30 @@ import (
 // Check compares a result with a case's expectations and returns one sentence per difference;
 // none means the case passed.
 func Check(e Expect, res *engine.Result) []string {
-	var failures []string
-	failf := func(format string, args ...any) { failures = append(failures, fmt.Sprintf(format, args...)) }
+	c := &checker{}
+	c.decision(e, res)
+	c.warnings(e, res)
+	c.steps(e, res)
+	if len(e.Fields) > 0 || e.Object != nil || e.WholeObject != nil {
+		c.object(e, res)
+	}
+	return c.failures
+}
+
+// checker collects a case's failures, one sentence each.
+type checker struct{ failures []string }
+
+func (c *checker) failf(format string, args ...any) {
+	c.failures = append(c.failures, fmt.Sprintf(format, args...))
+}
+
+// decision checks the decision: allowed, and a rejection's code, reason and message.
+func (c *checker) decision(e Expect, res *engine.Result) {
 	if e.Allowed != nil && *e.Allowed != res.Allowed {
 		if res.Allowed {
-			failf("admitted, want rejected")
+			c.failf("admitted, want rejected")
 		} else {
-			failf("rejected (%s), want admitted", statusLine(res))
+			c.failf("rejected (%s), want admitted", statusLine(res))
 		}
 	}
 	code, reason, message := int32(0), "", ""
@@ -30,80 +47,89 @@ func Check(e Expect, res *engine.Result) []string {
 		code, reason, message = res.Status.Code, string(res.Status.Reason), res.Status.Message
 	}
 	if e.Code != nil && *e.Code != code {
-		failf("code %d, want %d", code, *e.Code)
+		c.failf("code %d, want %d", code, *e.Code)
 	}
 	if e.Reason != "" && e.Reason != reason {
-		failf("reason %q, want %q", reason, e.Reason)
+		c.failf("reason %q, want %q", reason, e.Reason)
 	}
 	if e.Message != nil && *e.Message != message {
-		failf("message %q, want %q", message, *e.Message)
+		c.failf("message %q, want %q", message, *e.Message)
 	}
 	if e.MessageRegexp != "" {
 		if re, err := compileRegexp(e.MessageRegexp); err == nil && !re.MatchString(message) {
-			failf("message %q does not match %q", message, e.MessageRegexp)
+			c.failf("message %q does not match %q", message, e.MessageRegexp)
 		}
 	}
+}
+
+// warnings checks the warnings and the audit annotations.
+func (c *checker) warnings(e Expect, res *engine.Result) {
 	if e.Has("warnings") && !slices.Equal(e.Warnings, res.Warnings) {
-		failf("warnings %s, want %s", quoteList(res.Warnings), quoteList(e.Warnings))
+		c.failf("warnings %s, want %s", quoteList(res.Warnings), quoteList(e.Warnings))
 	}
 	for _, k := range sortedKeys(e.AuditAnnotations) {
 		got, ok := res.AuditAnnotations[k]
 		switch {
 		case !ok:
-			failf("no audit annotation %q, want %q", k, e.AuditAnnotations[k])
+			c.failf("no audit annotation %q, want %q", k, e.AuditAnnotations[k])
 		case got != e.AuditAnnotations[k]:
-			failf("audit annotation %q is %q, want %q", k, got, e.AuditAnnotations[k])
+			c.failf("audit annotation %q is %q, want %q", k, got, e.AuditAnnotations[k])
 		}
 	}
+}
+
+// steps checks the webhooks and policies called, and their outcomes.
+func (c *checker) steps(e Expect, res *engine.Result) {
 	rows := Rows(res)
 	if e.Has("called") {
 		if got := Called(res); !slices.Equal(got, e.Called) {
-			failf("called %s, want %s%s", quoteList(got), quoteList(e.Called), whyNotCalled(e.Called, rows))
+			c.failf("called %s, want %s%s", quoteList(got), quoteList(e.Called), whyNotCalled(e.Called, rows))
 		}
 	}
 	for _, name := range sortedKeys(e.Outcomes) {
 		i := slices.IndexFunc(rows, func(r Row) bool { return r.Name == name })
 		switch {
 		case i < 0:
-			failf("no webhook or policy %q in the result: it is not configured, or admission stopped before it", name)
+			c.failf("no webhook or policy %q in the result: it is not configured, or admission stopped before it", name)
 		case rows[i].Outcome == string(engine.OutcomeSkipped) && e.Outcomes[name] != rows[i].Outcome:
-			failf("%s: skipped, not called (%s), want %s", name, rows[i].Reason, e.Outcomes[name])
+			c.failf("%s: skipped, not called (%s), want %s", name, rows[i].Reason, e.Outcomes[name])
 		case rows[i].Outcome != e.Outcomes[name]:
-			failf("%s: %s, want %s", name, rows[i].Outcome, e.Outcomes[name])
+			c.failf("%s: %s, want %s", name, rows[i].Outcome, e.Outcomes[name])
 		}
 	}
-	if len(e.Fields) > 0 || e.Object != nil || e.WholeObject != nil {
-		var obj any
-		if len(res.Object) == 0 || json.Unmarshal(res.Object, &obj) != nil {
-			failf("no admitted object to compare with (a DELETE or CONNECT has none)")
-			return failures
-		}
-		if e.Object != nil {
-			for _, d := range compare(e.Object, obj, false) {
-				failf("object: %s", d)
-			}
-		}
-		if e.WholeObject != nil {
-			for _, d := range compare(withoutVolatile(e.WholeObject), withoutVolatile(obj), true) {
-				failf("wholeObject: %s", d)
-			}
-		}
-		for _, path := range sortedKeys(e.Fields) {
-			want := normalize(e.Fields[path])
-			value, found, err := lookup(obj, path)
-			switch {
-			case err != nil:
-				failf("%v", err)
-			case want == nil && found:
-				failf("%s is %s, want it absent", path, jsonText(value))
-			case want != nil && !found:
-				failf("%s is absent, want %s", path, jsonText(want))
-			case want != nil && !reflect.DeepEqual(value, want): // JSON values: see compare on why not go-cmp
-				failf("%s is %s, want %s", path, jsonText(value), jsonText(want))
-			}
+}
+
+// object checks the admitted object: a partial document, the whole object, fields.
+func (c *checker) object(e Expect, res *engine.Result) {
+	var obj any
+	if len(res.Object) == 0 || json.Unmarshal(res.Object, &obj) != nil {
+		c.failf("no admitted object to compare with (a DELETE or CONNECT has none)")
+		return
+	}
+	if e.Object != nil {
+		for _, d := range compare(e.Object, obj, false) {
+			c.failf("object: %s", d)
 		}
 	}
-	return failures
+	if e.WholeObject != nil {
+		for _, d := range compare(withoutVolatile(e.WholeObject), withoutVolatile(obj), true) {
+			c.failf("wholeObject: %s", d)
+		}
+	}
+	for _, path := range sortedKeys(e.Fields) {
+		want := normalize(e.Fields[path])
+		value, found, err := lookup(obj, path)
+		switch {
+		case err != nil:
+			c.failf("%v", err)
+		case want == nil && found:
+			c.failf("%s is %s, want it absent", path, jsonText(value))
+		case want != nil && !found:
+			c.failf("%s is absent, want %s", path, jsonText(want))
+		case want != nil && !reflect.DeepEqual(value, want): // JSON values: see compare on why not go-cmp
+			c.failf("%s is %s, want %s", path, jsonText(value), jsonText(want))
+		}
+	}
 }
 
 // isCall reports whether a result row is a webhook or an admission policy (not a built-in

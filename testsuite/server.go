@@ -1,4 +1,4 @@
-package cli
+package testsuite
 
 import (
 	"context"
@@ -19,18 +19,17 @@ import (
 
 	"github.com/admitkit/admit/certs"
 	"github.com/admitkit/admit/internal/lockedbuf"
-	"github.com/admitkit/admit/internal/testsuite"
 )
 
-// suiteVars are the $(NAME) variables of a test file's server and resolve entries.
-type suiteVars map[string]string
+// vars are the $(NAME) variables of a test file's server and resolve entries.
+type vars map[string]string
 
 // variablePattern matches $(NAME), as Kubernetes expands variables in a container's command.
 var variablePattern = regexp.MustCompile(`\$\(([A-Z_]+)\)`)
 
 // expand replaces the known variables in s; an unknown one is an error, so that a typo does not
 // start a server on a literal "$(PROT)".
-func (v suiteVars) expand(s string) (string, error) {
+func (v vars) expand(s string) (string, error) {
 	var unknown []string
 	out := variablePattern.ReplaceAllStringFunc(s, func(m string) string {
 		name := m[2 : len(m)-1]
@@ -52,16 +51,16 @@ func (v suiteVars) expand(s string) (string, error) {
 	return out, nil
 }
 
-// suiteTLS is the throwaway CA and serving certificate of a suite's server.
-type suiteTLS struct {
+// serverTLS is the throwaway CA and serving certificate of a suite's server.
+type serverTLS struct {
 	dir      string
 	caBundle []byte
 	pool     *x509.CertPool
 }
 
-// newSuiteTLS writes tls.crt, tls.key and ca.crt for 127.0.0.1, localhost and dnsNames (the
+// newServerTLS writes tls.crt, tls.key and ca.crt for 127.0.0.1, localhost and dnsNames (the
 // resolved services' names, which calls to them verify) into a new directory under parent.
-func newSuiteTLS(parent string, dnsNames []string) (*suiteTLS, error) {
+func newServerTLS(parent string, dnsNames []string) (*serverTLS, error) {
 	ca, err := certs.NewCA("admit test", 24*time.Hour)
 	if err != nil {
 		return nil, err
@@ -76,7 +75,7 @@ func newSuiteTLS(parent string, dnsNames []string) (*suiteTLS, error) {
 	}
 	pool := x509.NewCertPool()
 	pool.AddCert(ca.Certificate())
-	return &suiteTLS{dir: dir, caBundle: ca.CertPEM(), pool: pool}, nil
+	return &serverTLS{dir: dir, caBundle: ca.CertPEM(), pool: pool}, nil
 }
 
 // freePort returns a port on 127.0.0.1 that was free a moment ago.
@@ -89,42 +88,21 @@ func freePort() (int, error) {
 	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
-// suiteServer is a test file's webhook server, started in its own process group.
-type suiteServer struct {
+// process is a test file's webhook server, started in its own process group.
+type process struct {
 	cmd    *exec.Cmd
 	output lockedbuf.Buffer
 	exited chan struct{}
 	err    error
 }
 
-// startSuiteServer starts spec's command in dir and waits until its ready address answers.
-func startSuiteServer(ctx context.Context, spec *testsuite.Server, vars suiteVars, dir string, pool *x509.CertPool) (*suiteServer, error) {
-	args := make([]string, len(spec.Command))
-	for i, a := range spec.Command {
-		var err error
-		if args[i], err = vars.expand(a); err != nil {
-			return nil, fmt.Errorf("server.command: %w", err)
-		}
-	}
-	ready, err := vars.expand(spec.Ready)
+// startServer starts spec's command in dir and waits until its ready address answers.
+func startServer(ctx context.Context, spec *Server, v vars, dir string, pool *x509.CertPool) (*process, error) {
+	args, ready, env, err := v.command(spec)
 	if err != nil {
-		return nil, fmt.Errorf("server.ready: %w", err)
+		return nil, err
 	}
-	env := os.Environ()
-	names := make([]string, 0, len(spec.Env))
-	for k := range spec.Env {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		v, err := vars.expand(spec.Env[k])
-		if err != nil {
-			return nil, fmt.Errorf("server.env %s: %w", k, err)
-		}
-		env = append(env, k+"="+v)
-	}
-
-	s := &suiteServer{exited: make(chan struct{})}
+	s := &process{exited: make(chan struct{})}
 	s.cmd = exec.Command(args[0], args[1:]...)
 	s.cmd.Dir, s.cmd.Env = dir, env
 	s.cmd.Stdout, s.cmd.Stderr = &s.output, &s.output
@@ -145,36 +123,45 @@ func startSuiteServer(ctx context.Context, spec *testsuite.Server, vars suiteVar
 	return s, nil
 }
 
+// command is spec's command, ready address and environment with the variables expanded.
+func (v vars) command(spec *Server) (args []string, ready string, env []string, err error) {
+	args = make([]string, len(spec.Command))
+	for i, a := range spec.Command {
+		if args[i], err = v.expand(a); err != nil {
+			return nil, "", nil, fmt.Errorf("server.command: %w", err)
+		}
+	}
+	if ready, err = v.expand(spec.Ready); err != nil {
+		return nil, "", nil, fmt.Errorf("server.ready: %w", err)
+	}
+	env = os.Environ()
+	names := make([]string, 0, len(spec.Env))
+	for k := range spec.Env {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		value, err := v.expand(spec.Env[k])
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("server.env %s: %w", k, err)
+		}
+		env = append(env, k+"="+value)
+	}
+	return args, ready, env, nil
+}
+
 // waitReady polls the ready address until it answers, the server exits or timeout passes.
-func (s *suiteServer) waitReady(ctx context.Context, ready string, timeout time.Duration, pool *x509.CertPool) error {
+func (s *process) waitReady(ctx context.Context, ready string, timeout time.Duration, pool *x509.CertPool) error {
 	// The readiness probe is not the webhook call: without a generated CA, the server's
 	// certificate is not checked here (the webhooks' caBundle is, on every call).
 	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{RootCAs: pool, InsecureSkipVerify: pool == nil}, //nolint:gosec // readiness only, see above
 	}}
 	defer client.CloseIdleConnections()
-	probe := func() error {
-		if addr, ok := strings.CutPrefix(ready, "tcp://"); ok {
-			conn, err := net.DialTimeout("tcp", addr, time.Second)
-			if err == nil {
-				conn.Close()
-			}
-			return err
-		}
-		resp, err := client.Get(ready)
-		if err != nil {
-			return err
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("%s answered %s", ready, resp.Status)
-		}
-		return nil
-	}
 	deadline := time.Now().Add(timeout)
 	var last error
 	for {
-		if last = probe(); last == nil {
+		if last = probe(client, ready); last == nil {
 			return nil
 		}
 		select {
@@ -190,11 +177,31 @@ func (s *suiteServer) waitReady(ctx context.Context, ready string, timeout time.
 	}
 }
 
+// probe asks the ready address once: a TCP connection, or an HTTP(S) GET answered 200.
+func probe(client *http.Client, ready string) error {
+	if addr, ok := strings.CutPrefix(ready, "tcp://"); ok {
+		conn, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			conn.Close()
+		}
+		return err
+	}
+	resp, err := client.Get(ready)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s answered %s", ready, resp.Status)
+	}
+	return nil
+}
+
 // stopGrace is how long a server gets to exit after SIGTERM before it is killed.
 const stopGrace = 10 * time.Second
 
 // stop asks the server's process group to stop, and kills it if it does not.
-func (s *suiteServer) stop() {
+func (s *process) stop() {
 	select {
 	case <-s.exited:
 		return
@@ -210,7 +217,7 @@ func (s *suiteServer) stop() {
 }
 
 // outputTail is the end of the server's output, for an error message.
-func (s *suiteServer) outputTail() string {
+func (s *process) outputTail() string {
 	out := strings.TrimSpace(s.output.String())
 	if out == "" {
 		return ""
@@ -223,7 +230,7 @@ func (s *suiteServer) outputTail() string {
 }
 
 // exitedEarly says whether the server exited while the cases ran, and how.
-func (s *suiteServer) exitedEarly() error {
+func (s *process) exitedEarly() error {
 	select {
 	case <-s.exited:
 		var exit *exec.ExitError

@@ -1,0 +1,41 @@
+// Package testsuite runs the declarative test files of `admit test`, for the CLI and for Go
+// tests alike: which webhook configurations and policies to run, how to reach (or start) the
+// webhook servers, and cases — an object (with its old object, operation, user, dry run) and
+// what admission must decide about it. Run (or RunFile) starts the file's server, admits every
+// case as `admit review` admits an object (package review), checks each case's expectations
+// against its result, and with Options.Update rewrites a failing case's expectations from its
+// result, keeping the rest of the file as written. RunT runs a file's cases as Go subtests, so
+// that `go test ./...` holds a repository's test files.
+//
+// A file looks like this (paths are relative to the file):
+//
+//	apiVersion: admit.dev/v1alpha1
+//	kind: TestSuite
+//	name: image mirrors
+//	webhooks: [webhooks.yaml]
+//	resolve: ["admit-system/admit=127.0.0.1:$(PORT)"]
+//	server:
+//	  command: ["$(ADMIT)", "serve", "--addr", "127.0.0.1:$(PORT)", "--cert-dir", "$(CERT_DIR)"]
+//	  env: {ADMIT_IMAGE_MIRRORS: docker.io=mirror.local/hub}
+//	  ready: https://127.0.0.1:$(PORT)/readyz
+//	cases:
+//	- name: a Pod's image is mirrored
+//	  object: pod.yaml
+//	  expect:
+//	    allowed: true
+//	    fields:
+//	      spec.containers[0].image: mirror.local/hub/library/nginx:1.27
+//
+// One file's run, in these files:
+//
+//	suite.go   Suite, Case, Expect, Load, Parse: a test file, read strictly with every problem
+//	parse.go   the parser's helpers: fields, strings, paths, YAML's aliases and merge keys
+//	expect.go  a case's objects and expectations, inline or in files
+//	run.go     Options, Run, RunFile: the server, the session, each case admitted and checked
+//	server.go  the file's server: variables, a throwaway CA, started, probed, stopped
+//	check.go   Check, Called, Outcomes, Rows: a result against a case's expectations
+//	object.go  the admitted object against expected fields and documents
+//	update.go  Update, Encode, Files: expectations rewritten from results
+//	report.go  Report, CaseReport: what a run found
+//	gotest.go  RunT: a file's cases as Go subtests
+package testsuite
