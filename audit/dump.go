@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/admitkit/admit/clusterstate"
+	"github.com/admitkit/admit/internal/words"
 	"github.com/admitkit/admit/manifest"
 	"github.com/admitkit/admit/resources"
 	"github.com/admitkit/admit/review"
@@ -61,7 +62,7 @@ func (d *Dump) Writes(ctx context.Context, sink Sink) error {
 	})
 	if skipped > 0 {
 		sink.Note(fmt.Sprintf("%s of the dump: not audited, as they are never sent to webhooks or policies; give them with --baseline to compare with them",
-			plural(skipped, "webhook configuration or admission policy", "webhook configurations and admission policies")))
+			words.Plural(skipped, "webhook configuration or admission policy", "webhook configurations and admission policies")))
 	}
 	return err
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/admitkit/admit/internal/junit"
+	"github.com/admitkit/admit/internal/words"
 )
 
 // WriteJUnit writes the report as JUnit XML: a test case per step with an effect, failed when
@@ -20,16 +21,16 @@ func (r *Report) junit() []junit.Suite {
 		}
 		c := junit.Case{Name: s.Step.String(), Class: "admit audit " + r.Source}
 		if s.Denied > 0 {
-			c.Failures = append(c.Failures, fmt.Sprintf("newly denies %s%s", plural(s.Denied, "write", "writes"), r.firstFound(s.Step, EffectDenied)))
+			c.Failures = append(c.Failures, fmt.Sprintf("newly denies %s%s", words.Plural(s.Denied, "write", "writes"), r.firstFound(s.Step, EffectDenied)))
 		}
 		if s.Failed > 0 {
-			c.Failures = append(c.Failures, fmt.Sprintf("newly fails on %s%s", plural(s.Failed, "write", "writes"), r.firstFound(s.Step, EffectFailing)))
+			c.Failures = append(c.Failures, fmt.Sprintf("newly fails on %s%s", words.Plural(s.Failed, "write", "writes"), r.firstFound(s.Step, EffectFailing)))
 		}
 		suite.Cases = append(suite.Cases, c)
 	}
 	for _, g := range r.Unreviewed {
-		suite.Cases = append(suite.Cases, junit.Case{Name: "not reviewed: " + oneLine(g.Reason), Class: "admit audit " + r.Source,
-			Error: fmt.Sprintf("%s could not be reviewed (first: %s)", plural(g.Count, "write", "writes"), g.First)})
+		suite.Cases = append(suite.Cases, junit.Case{Name: "not reviewed: " + words.OneLine(g.Reason), Class: "admit audit " + r.Source,
+			Error: fmt.Sprintf("%s could not be reviewed (first: %s)", words.Plural(g.Count, "write", "writes"), g.First)})
 	}
 	if len(suite.Cases) == 0 {
 		suite.Cases = append(suite.Cases, junit.Case{Name: "the proposal", Class: "admit audit " + r.Source})
@@ -42,11 +43,11 @@ func (r *Report) firstFound(step Step, effect Effect) string {
 	for _, f := range r.Objects {
 		switch {
 		case effect == EffectDenied && f.Denial != nil && f.Denial.Step == step:
-			return fmt.Sprintf(", e.g. %s %s: %s", f.Operation, f.ObjectName(), oneLine(f.Denial.Message))
+			return fmt.Sprintf(", e.g. %s %s: %s", f.Operation, f.ObjectName(), words.OneLine(f.Denial.Message))
 		case effect == EffectFailing:
 			for _, failure := range f.Failures {
 				if failure.Step == step {
-					return fmt.Sprintf(", e.g. %s %s: %s", f.Operation, f.ObjectName(), oneLine(failure.Message))
+					return fmt.Sprintf(", e.g. %s %s: %s", f.Operation, f.ObjectName(), words.OneLine(failure.Message))
 				}
 			}
 		}

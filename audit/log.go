@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/admitkit/admit/internal/words"
 	"github.com/admitkit/admit/resources"
 )
 
@@ -91,7 +92,7 @@ func (l *Log) Writes(ctx context.Context, sink Sink) error {
 		return sink.Add(w)
 	})
 	for _, why := range sortedKeys(boolKeys(replay.skipped)) {
-		sink.Note(fmt.Sprintf("%s not replayed: %s", plural(replay.skipped[why], "write", "writes"), why))
+		sink.Note(fmt.Sprintf("%s not replayed: %s", words.Plural(replay.skipped[why], "write", "writes"), why))
 	}
 	return err
 }

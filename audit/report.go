@@ -2,6 +2,8 @@ package audit
 
 import (
 	"fmt"
+
+	"github.com/admitkit/admit/internal/words"
 )
 
 // Report is what an audit found: its -o json and yaml output, what the text, JUnit and HTML
@@ -130,7 +132,7 @@ func (r *Report) Check(t Thresholds) Verdict {
 	verdict := Pass
 	check := func(one, many string, n, max int) {
 		if max >= 0 && n > max {
-			r.Exceeded = append(r.Exceeded, fmt.Sprintf("%s (more than %d)", plural(n, one, many), max))
+			r.Exceeded = append(r.Exceeded, fmt.Sprintf("%s (more than %d)", words.Plural(n, one, many), max))
 			verdict = Fail
 		}
 	}
@@ -140,19 +142,11 @@ func (r *Report) Check(t Thresholds) Verdict {
 	check("newly warned write", "newly warned writes", tot.NewlyWarned, t.NewWarnings)
 	check("newly mutated object", "newly mutated objects", tot.NewlyMutated, t.NewMutations)
 	if tot.Unreviewed > t.Unreviewed {
-		r.Exceeded = append(r.Exceeded, fmt.Sprintf("%s could not be reviewed (more than %d, --max-unreviewed)", plural(tot.Unreviewed, "write", "writes"), t.Unreviewed))
+		r.Exceeded = append(r.Exceeded, fmt.Sprintf("%s could not be reviewed (more than %d, --max-unreviewed)", words.Plural(tot.Unreviewed, "write", "writes"), t.Unreviewed))
 		verdict = BadInput
 	}
 	if verdict == Pass && !r.Complete {
 		verdict = Interrupted
 	}
 	return verdict
-}
-
-// plural is "1 write" or "2 writes".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/admitkit/admit/internal/words"
 )
 
 // WriteText writes the report for people: what was compared, the steps and namespaces with new
@@ -21,13 +23,13 @@ func (r *Report) WriteText(w io.Writer) error {
 			f.writeText(b)
 		}
 		if r.OmittedObjects > 0 {
-			fmt.Fprintf(b, "  ... and %s more (--limit)\n", plural(r.OmittedObjects, "write", "writes"))
+			fmt.Fprintf(b, "  ... and %s more (--limit)\n", words.Plural(r.OmittedObjects, "write", "writes"))
 		}
 	}
 	if len(r.Unreviewed) > 0 {
 		fmt.Fprintln(b, "\nNot reviewed:")
 		for _, g := range r.Unreviewed {
-			fmt.Fprintf(b, "  %d× %s (first: %s)\n", g.Count, oneLine(g.Reason), g.First)
+			fmt.Fprintf(b, "  %d× %s (first: %s)\n", g.Count, words.OneLine(g.Reason), g.First)
 		}
 	}
 	if len(r.Notes) > 0 {
@@ -38,7 +40,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	t := r.Totals
 	fmt.Fprintf(b, "\n%s read, %d audited (%d unaffected by the changes, %d skipped): %d newly denied, %d newly failing, %d newly mutated, %d newly warned, %d newly allowed, %d not reviewed (%s)\n",
-		plural(t.Read, "write", "writes"), t.Audited, t.Unaffected, t.Skipped, t.NewlyDenied, t.NewlyFailing, t.NewlyMutated, t.NewlyWarned, t.NewlyAllowed, t.Unreviewed,
+		words.Plural(t.Read, "write", "writes"), t.Audited, t.Unaffected, t.Skipped, t.NewlyDenied, t.NewlyFailing, t.NewlyMutated, t.NewlyWarned, t.NewlyAllowed, t.Unreviewed,
 		(time.Duration(r.DurationSeconds * float64(time.Second))).Round(time.Millisecond))
 	if !r.Complete {
 		fmt.Fprintln(b, "INTERRUPTED: the counts are those of the writes audited before Ctrl-C")
@@ -143,21 +145,21 @@ func (f Finding) writeText(b *strings.Builder) {
 		fmt.Fprintf(b, "           %s\n", f.Origin)
 	}
 	if d := f.Denial; d != nil {
-		fmt.Fprintf(b, "           denied by %s: %d %s\n", d.Step, d.Code, oneLine(d.Message))
+		fmt.Fprintf(b, "           denied by %s: %d %s\n", d.Step, d.Code, words.OneLine(d.Message))
 	}
 	for _, failure := range f.Failures {
 		then := "failurePolicy Ignore: admitted without it"
 		if failure.Rejected {
 			then = "failurePolicy Fail: the write is rejected"
 		}
-		fmt.Fprintf(b, "           %s fails (%s): %s\n", failure.Step, then, oneLine(failure.Message))
+		fmt.Fprintf(b, "           %s fails (%s): %s\n", failure.Step, then, words.OneLine(failure.Message))
 	}
 	for _, w := range f.Warnings {
 		by := ""
 		if len(w.Steps) > 0 {
 			by = " (" + stepNames(w.Steps, " or ") + ")"
 		}
-		fmt.Fprintf(b, "           warning%s: %s\n", by, oneLine(w.Text))
+		fmt.Fprintf(b, "           warning%s: %s\n", by, words.OneLine(w.Text))
 	}
 	if len(f.Patch) > 0 {
 		by := "the chain"
@@ -174,7 +176,7 @@ func (f Finding) writeText(b *strings.Builder) {
 		}
 	}
 	if f.BaselineRejection != "" {
-		fmt.Fprintf(b, "           the baseline rejects it: %s\n", oneLine(f.BaselineRejection))
+		fmt.Fprintf(b, "           the baseline rejects it: %s\n", words.OneLine(f.BaselineRejection))
 	}
 }
 
@@ -202,13 +204,4 @@ func patchLine(op, path, from string, value []byte) string {
 		v = string(r[:valueWidth-1]) + "…"
 	}
 	return fmt.Sprintf("%s %s: %s", op, path, v)
-}
-
-// oneLine keeps the first line of a message.
-func oneLine(s string) string {
-	first, _, cut := strings.Cut(s, "\n")
-	if cut {
-		return first + " …"
-	}
-	return first
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/admitkit/admit/certs"
+	"github.com/admitkit/admit/certs/inject"
 )
 
 func newCertsCommand(streams Streams) *cobra.Command {
@@ -226,7 +227,7 @@ func (o *certsInjectOptions) run(streams Streams, files []string) error {
 		if err != nil {
 			return badInput(err)
 		}
-		out, n, err := injectCABundle(data, bundle)
+		out, n, err := inject.CABundle(data, bundle)
 		if err != nil {
 			return badInput(fmt.Errorf("%s: %w", name, err))
 		}

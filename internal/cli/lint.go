@@ -18,6 +18,7 @@ import (
 	"github.com/admitkit/admit/config"
 	"github.com/admitkit/admit/lint"
 	"github.com/admitkit/admit/lint/cluster"
+	"github.com/admitkit/admit/lint/policycheck"
 	"github.com/admitkit/admit/lint/sarif"
 	"github.com/admitkit/admit/resources"
 )
@@ -165,7 +166,7 @@ func (o *lintOptions) run(ctx context.Context, streams Streams, paths []string) 
 		loadErrs := flattenErrors(loadErr)
 		if len(loadErrs) > 0 {
 			for _, e := range loadErrs {
-				fmt.Fprintf(streams.Err, "admit: %s\n", errorText(e))
+				fmt.Fprintf(streams.Err, "admit: %s\n", e)
 			}
 			if objectCount(set) == 0 {
 				// Nothing read: no report, which would read as a clean one.
@@ -183,12 +184,12 @@ func (o *lintOptions) run(ctx context.Context, streams Streams, paths []string) 
 // lint runs the rules on set and prints the report. loadErrs are the inputs that were not read:
 // the report then says the run was partial, and the exit code is 2.
 func (o *lintOptions) lint(streams Streams, set *config.Set, opts lint.Options, threshold lint.Severity, loadErrs []error) error {
-	policies := hasPolicies(set)
+	policies := policycheck.HasPolicies(set)
 	if len(set.Mutating) == 0 && len(set.Validating) == 0 && !policies {
 		fmt.Fprintln(streams.Err, "admit: warning: no webhook configurations or admission policies found")
 	}
 	if policies {
-		checker, err := newPolicyChecker(set)
+		checker, err := policycheck.New(set)
 		if err != nil {
 			return badInput(err)
 		}
@@ -274,7 +275,7 @@ func ruleHelpURI(r lint.Rule) string {
 func (o *lintOptions) write(w io.Writer, findings []lint.Finding, threshold lint.Severity, loadErrs []error) error {
 	var errTexts []string
 	for _, e := range loadErrs {
-		errTexts = append(errTexts, errorText(e))
+		errTexts = append(errTexts, e.Error())
 	}
 	switch o.output {
 	case outputText:

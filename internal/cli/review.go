@@ -5,15 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 
-	"github.com/admitkit/admit/engine"
+	"github.com/admitkit/admit/internal/words"
+	"github.com/admitkit/admit/resources"
 	"github.com/admitkit/admit/review"
 )
 
@@ -153,7 +156,7 @@ Exit codes: 0 every object admitted, 1 an object rejected, 2 bad input.`,
 func reviewedPolicies(outcomes []*review.Outcome) int {
 	n := 0
 	for _, o := range outcomes {
-		if o.Object != nil && review.IsPolicy(o.Object) {
+		if o.Object != nil && resources.IsPolicy(o.Object.GroupVersionKind().GroupKind()) {
 			n++
 		}
 	}
@@ -173,9 +176,6 @@ func (o *reviewOptions) run(ctx context.Context, streams Streams) error {
 	objects, err := readObjects(o.files, o.recursive, streams.In)
 	if err != nil {
 		return badInput(err)
-	}
-	if len(objects) == 0 {
-		return badInput(fmt.Errorf("%s: no objects to review", strings.Join(o.files, ", ")))
 	}
 	olds, err := readObjects(o.old, o.recursive, streams.In)
 	if err != nil {
@@ -198,7 +198,7 @@ func (o *reviewOptions) run(ctx context.Context, streams Streams) error {
 		// A policy applied with the objects may or may not be enforced on them (the apiserver
 		// takes it up asynchronously): reviewed, it is not applied to the others.
 		fmt.Fprintf(streams.Err, "note: the objects include %s, reviewed as objects: to apply them to the others, give them with --webhooks\n",
-			plural(n, "admission policy or binding", "admission policies and bindings"))
+			words.Plural(n, "admission policy or binding", "admission policies and bindings"))
 	}
 	stop := showProgress(o.progress, len(outcomes), session)
 	err = session.Admit(ctx, outcomes)
@@ -242,7 +242,7 @@ func showProgress(w io.Writer, total int, session *review.Session) (stop func())
 // report prints the reviews and returns the exit status: the worst of the objects' outcomes.
 // assumed says what the chain assumed of the cluster.
 func (o *reviewOptions) report(streams Streams, outcomes []*review.Outcome, assumed []string) error {
-	text := textOptions{color: useColor(o.color, streams.Out), verbose: o.verbose}
+	text := review.TextOptions{Color: useColor(o.color, streams.Out), Verbose: o.verbose}
 	if len(outcomes) == 1 && !o.list && !o.summary {
 		r := outcomes[0]
 		if r.Err != nil {
@@ -250,11 +250,11 @@ func (o *reviewOptions) report(streams Streams, outcomes []*review.Outcome, assu
 		}
 		var err error
 		if o.output == outputText {
-			if err = printReviewText(streams.Out, r.Request, r.Result, text); err == nil {
-				printAssumed(streams.Out, assumed)
+			if err = r.WriteText(streams.Out, text); err == nil {
+				review.WriteAssumed(streams.Out, assumed)
 			}
 		} else {
-			err = writeStructured(streams.Out, o.output, singleReview{Result: r.Result, Assumed: assumed})
+			err = writeStructured(streams.Out, o.output, review.Single{Result: r.Result, Assumed: assumed})
 		}
 		if err != nil {
 			return err
@@ -264,26 +264,31 @@ func (o *reviewOptions) report(streams Streams, outcomes []*review.Outcome, assu
 		}
 		return nil
 	}
-
 	var err error
 	switch {
 	case o.output != outputText:
-		err = writeStructured(streams.Out, o.output, reviewList(outcomes))
+		err = writeStructured(streams.Out, o.output, review.ListOf(outcomes))
 		for _, a := range assumed {
 			fmt.Fprintf(streams.Err, "note: assumed %s\n", a)
 		}
 	case o.summary:
-		if err = printReviewsSummary(streams.Out, outcomes, text); err == nil {
-			printAssumed(streams.Out, assumed)
+		if err = review.WriteSummary(streams.Out, outcomes, text); err == nil {
+			review.WriteAssumed(streams.Out, assumed)
 		}
 	default:
-		if err = printReviewsText(streams.Out, outcomes, text); err == nil {
-			printAssumed(streams.Out, assumed)
+		if err = review.WriteTexts(streams.Out, outcomes, text); err == nil {
+			review.WriteAssumed(streams.Out, assumed)
 		}
 	}
 	if err != nil {
 		return err
 	}
+	return exitOf(streams, outcomes)
+}
+
+// exitOf is the exit status of several reviews: the worst of their outcomes, each object that
+// could not be reviewed said on stderr.
+func exitOf(streams Streams, outcomes []*review.Outcome) error {
 	code := ExitOK
 	for _, r := range outcomes {
 		switch {
@@ -300,59 +305,17 @@ func (o *reviewOptions) report(streams Streams, outcomes []*review.Outcome, assu
 	return nil
 }
 
-// singleReview is the JSON and YAML output of one object: the review contract, and what was
-// assumed of the cluster.
-type singleReview struct {
-	*engine.Result
-	Assumed []string `json:"assumed,omitempty"`
-}
-
-// printAssumed says what the review took for granted about the cluster.
-func printAssumed(w io.Writer, assumed []string) {
-	if len(assumed) == 0 {
-		return
+// useColor decides whether to colour: "always", "never", or "auto" (a terminal, and NO_COLOR unset).
+func useColor(mode string, w io.Writer) bool {
+	switch mode {
+	case "always":
+		return true
+	case "never":
+		return false
 	}
-	fmt.Fprintln(w, "\nAssumed of the cluster (--cluster gives its state):")
-	for _, a := range assumed {
-		fmt.Fprintf(w, "  - %s\n", a)
+	if _, set := os.LookupEnv("NO_COLOR"); set {
+		return false
 	}
-}
-
-// reviewEntry is one object in the JSON and YAML output of several objects: which object, then
-// the review contract's fields, or the error that kept it from being reviewed.
-type reviewEntry struct {
-	Source    string                `json:"source"`
-	Operation admissionv1.Operation `json:"operation,omitempty"`
-	Kind      string                `json:"kind,omitempty"`
-	Namespace string                `json:"namespace,omitempty"`
-	Name      string                `json:"name,omitempty"`
-	Error     string                `json:"error,omitempty"`
-	*engine.Result
-}
-
-// reviewListOutput is the JSON and YAML output of several objects, or of one with --list: a
-// List, as kubectl prints several objects, whose items are the reviews in input order.
-type reviewListOutput struct {
-	APIVersion string        `json:"apiVersion"`
-	Kind       string        `json:"kind"`
-	Items      []reviewEntry `json:"items"`
-}
-
-func reviewList(outcomes []*review.Outcome) reviewListOutput {
-	out := reviewListOutput{APIVersion: "v1", Kind: "List", Items: make([]reviewEntry, len(outcomes))}
-	for i, r := range outcomes {
-		e := reviewEntry{Source: r.Source, Result: r.Result}
-		switch {
-		case r.Request != nil:
-			e.Operation, e.Kind, e.Namespace, e.Name = r.Request.Operation, r.Request.Kind.Kind, r.Request.Namespace, r.Name()
-		case r.Object != nil:
-			// Not reviewed: still say which object it is.
-			e.Kind, e.Namespace, e.Name = r.Object.GetKind(), r.Object.GetNamespace(), r.Object.GetName()
-		}
-		if r.Err != nil {
-			e.Error = r.Err.Error()
-		}
-		out.Items[i] = e
-	}
-	return out
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 
 	"github.com/spf13/cobra"
 )
@@ -47,33 +46,13 @@ func Run(ctx context.Context, args []string, streams Streams) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil && ee.err.Error() != "" {
-			fmt.Fprintln(streams.Err, "admit:", errorText(ee.err))
+			fmt.Fprintln(streams.Err, "admit:", ee.err)
 		}
 		return ee.code
 	}
-	fmt.Fprintln(streams.Err, "admit:", errorText(err))
+	fmt.Fprintln(streams.Err, "admit:", err)
 	// Errors cobra raises itself (unknown flag, wrong arguments) are the user's input.
 	return ExitBadInput
-}
-
-// yamlLineAgain matches a YAML parser's message after a "file:line: " that already names its
-// line: "f.yaml:3: yaml: line 3: ..." or, for the decoder's errors, "f.yaml:5: yaml: unmarshal
-// errors:\n  line 5: ..." (then a next "  line N:" when there are several).
-var yamlLineAgain = regexp.MustCompile(`:(\d+): yaml: (?:line (\d+): |unmarshal errors:\n +line (\d+): ([^\n]*)(\n +line \d+:)?)`)
-
-// errorText is err's message with each YAML error's line named once: the loaders prefix the
-// position, and the parser's own "line N" repeats it.
-func errorText(err error) string {
-	return yamlLineAgain.ReplaceAllStringFunc(err.Error(), func(m string) string {
-		g := yamlLineAgain.FindStringSubmatch(m)
-		switch {
-		case g[2] != "" && g[2] == g[1]:
-			return ":" + g[1] + ": yaml: "
-		case g[3] != "" && g[3] == g[1] && g[5] == "":
-			return ":" + g[1] + ": yaml: " + g[4]
-		}
-		return m
-	})
 }
 
 // NewRootCommand returns the admit command tree writing to streams.

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/admitkit/admit/internal/junit"
+	"github.com/admitkit/admit/internal/words"
 	"github.com/admitkit/admit/testsuite"
 )
 
@@ -239,7 +240,7 @@ func writeTestText(w io.Writer, report *testReport) error {
 			fmt.Fprintf(&b, "  expectations rewritten in %s\n", s.File)
 		}
 	}
-	fmt.Fprintf(&b, "%s in %s: %d passed, %d failed", plural(cases, "case", "cases"), plural(len(report.Suites), "file", "files"), report.Passed, report.Failed)
+	fmt.Fprintf(&b, "%s in %s: %d passed, %d failed", words.Plural(cases, "case", "cases"), words.Plural(len(report.Suites), "file", "files"), report.Passed, report.Failed)
 	if report.Errors > 0 {
 		fmt.Fprintf(&b, ", %d could not run", report.Errors)
 	}

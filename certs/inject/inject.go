@@ -1,4 +1,4 @@
-package cli
+package inject
 
 import (
 	"bytes"
@@ -19,13 +19,13 @@ import (
 // followed by a comment.
 var documentSeparator = regexp.MustCompile(`(?m)^---[ \t]*(#.*)?$`)
 
-// injectCABundle sets caBundle on every webhook of the webhook configurations in a YAML stream,
+// CABundle sets caBundle on every webhook of the webhook configurations in a YAML stream,
 // and on the conversion webhook of CustomResourceDefinitions that have one, and returns the
 // stream and how many client configurations it set. Only the caBundle values change: comments,
 // key order, quoting, indentation and the other documents are kept byte for byte. A document it
 // cannot edit in place (a flow-style clientConfig) is written back from its parsed form, which
 // keeps comments but not necessarily the layout.
-func injectCABundle(data, bundle []byte) ([]byte, int, error) {
+func CABundle(data, bundle []byte) ([]byte, int, error) {
 	encoded := base64.StdEncoding.EncodeToString(bundle)
 	bounds := documentSeparator.FindAllIndex(data, -1)
 	var out bytes.Buffer

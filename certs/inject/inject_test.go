@@ -1,4 +1,4 @@
-package cli
+package inject
 
 import (
 	"encoding/base64"
@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// injectCABundle changes the caBundle values and nothing else: comments, order, quoting,
+// CABundle changes the caBundle values and nothing else: comments, order, quoting,
 // separators and other documents stay byte for byte.
 func TestInjectCABundleKeepsTheFile(t *testing.T) {
 	bundle := []byte("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n")
@@ -146,7 +146,7 @@ webhooks:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, n, err := injectCABundle([]byte(tt.in), bundle)
+			got, n, err := CABundle([]byte(tt.in), bundle)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -169,7 +169,7 @@ func TestInjectCABundleRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := injectCABundle([]byte(tt.in), []byte("PEM"))
+			_, _, err := CABundle([]byte(tt.in), []byte("PEM"))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want %q", err, tt.want)
 			}

@@ -1,22 +1,20 @@
-package cli
+package review
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/pmezard/go-difflib/difflib"
-	"golang.org/x/term"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/admitkit/admit/engine"
+	"github.com/admitkit/admit/internal/words"
 	"github.com/admitkit/admit/patch"
-	"github.com/admitkit/admit/review"
 )
 
 // ANSI colours for the diff and the decision.
@@ -28,45 +26,35 @@ const (
 	ansiReset = "\x1b[0m"
 )
 
-// useColor decides whether to colour: "always", "never", or "auto" (a terminal, and NO_COLOR unset).
-func useColor(mode string, w io.Writer) bool {
-	switch mode {
-	case "always":
-		return true
-	case "never":
-		return false
-	}
-	if _, set := os.LookupEnv("NO_COLOR"); set {
-		return false
-	}
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// textOptions shape the text output.
-type textOptions struct {
-	color bool
-	// verbose lists every step of the chain (also skipped webhooks and plugins that changed
+// TextOptions shape the text of a review.
+type TextOptions struct {
+	// Color paints the decision and the diff with ANSI colours.
+	Color bool
+	// Verbose lists every step of the chain (also skipped webhooks and plugins that changed
 	// nothing) and the whole change from the submitted object to the stored one.
-	verbose bool
+	Verbose bool
 }
 
-// printReviewText prints one object's review: the steps of the chain, the decision, warnings,
-// what failed open, and what admission changed.
-func printReviewText(w io.Writer, req *engine.Request, res *engine.Result, opts textOptions) error {
-	paint := func(code, s string) string {
-		if !opts.color {
-			return s
-		}
-		return code + s + ansiReset
+// paint colours s with code when opts say so.
+func (opts TextOptions) paint(code, s string) string {
+	if !opts.Color {
+		return s
 	}
-	if err := printSteps(w, res, opts.verbose); err != nil {
+	return code + s + ansiReset
+}
+
+// WriteText writes one object's review for people: the steps of the chain, the decision,
+// warnings, what failed open, and what admission changed.
+func (o *Outcome) WriteText(w io.Writer, opts TextOptions) error {
+	req, res := o.Request, o.Result
+	paint := opts.paint
+	if err := printSteps(w, res, opts.Verbose); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
 
 	subject := fmt.Sprintf("%s %s", req.Operation, req.Kind.Kind)
-	if name := (&review.Outcome{Request: req, Result: res}).Name(); name != "" {
+	if name := o.Name(); name != "" {
 		subject += " " + name
 	}
 	if req.DryRun {
@@ -86,13 +74,7 @@ func printReviewText(w io.Writer, req *engine.Request, res *engine.Result, opts 
 			fmt.Fprintf(w, "  - %s\n", warning)
 		}
 	}
-	var failedOpen []engine.Row
-	for _, h := range res.Rows {
-		if h.Outcome == engine.OutcomeFailedOpen {
-			failedOpen = append(failedOpen, h)
-		}
-	}
-	if len(failedOpen) > 0 {
+	if failedOpen := failedOpen(res); len(failedOpen) > 0 {
 		fmt.Fprintln(w, "\nFailed open (failurePolicy Ignore: admitted without them):")
 		for _, h := range failedOpen {
 			fmt.Fprintf(w, "  - %s: %s\n", h.Name, h.Reason)
@@ -101,10 +83,22 @@ func printReviewText(w io.Writer, req *engine.Request, res *engine.Result, opts 
 	if err := printChange(w, "Changes made by admission", res.Decoded, res.Mutated, paint); err != nil {
 		return err
 	}
-	if opts.verbose {
+	if opts.Verbose {
 		return printChange(w, "From the submitted object to the admitted one", req.Object, res.Object, paint)
 	}
 	return nil
+}
+
+// failedOpen are the rows of the calls that failed and that failurePolicy Ignore admitted
+// without.
+func failedOpen(res *engine.Result) []engine.Row {
+	var out []engine.Row
+	for _, h := range res.Rows {
+		if h.Outcome == engine.OutcomeFailedOpen {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // printSteps prints the chain's steps as a table. Without verbose, webhooks that were not
@@ -155,25 +149,18 @@ func printSteps(w io.Writer, res *engine.Result, verbose bool) error {
 	}
 	var notes []string
 	if skippedHooks > 0 {
-		notes = append(notes, plural(skippedHooks, "webhook", "webhooks")+" not called")
+		notes = append(notes, words.Plural(skippedHooks, "webhook", "webhooks")+" not called")
 	}
 	if skippedPolicies > 0 {
-		notes = append(notes, plural(skippedPolicies, "policy binding", "policy bindings")+" not matched")
+		notes = append(notes, words.Plural(skippedPolicies, "policy binding", "policy bindings")+" not matched")
 	}
 	if quietPlugins > 0 {
-		notes = append(notes, plural(quietPlugins, "built-in step", "built-in steps")+" changed nothing")
+		notes = append(notes, words.Plural(quietPlugins, "built-in step", "built-in steps")+" changed nothing")
 	}
 	if len(notes) > 0 {
 		fmt.Fprintf(w, "(%s; -v lists every step)\n", strings.Join(notes, ", "))
 	}
 	return nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // extraCauses are the causes of a rejection that its message does not already say.
@@ -220,7 +207,7 @@ func printChange(w io.Writer, title string, from, to json.RawMessage, paint func
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n%s (%s):\n", title, plural(len(ops), "patch operation", "patch operations"))
+	fmt.Fprintf(w, "\n%s (%s):\n", title, words.Plural(len(ops), "patch operation", "patch operations"))
 	for _, line := range strings.SplitAfter(diff, "\n") {
 		switch {
 		case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
@@ -248,7 +235,7 @@ func detail(h engine.Row) string {
 	if h.Outcome == engine.OutcomePatched && s == "" {
 		var ops []json.RawMessage
 		if json.Unmarshal(h.Patch, &ops) == nil {
-			s = fmt.Sprintf("%d patch operations", len(ops))
+			s = words.Plural(len(ops), "patch operation", "patch operations")
 		}
 	}
 	if r := []rune(s); len(r) > detailWidth {
@@ -257,8 +244,8 @@ func detail(h engine.Row) string {
 	return s
 }
 
-// printReviewsText prints each object's review under a heading naming it, then a summary line.
-func printReviewsText(w io.Writer, outcomes []*review.Outcome, opts textOptions) error {
+// WriteTexts writes each object's review under a heading naming it, then a summary line.
+func WriteTexts(w io.Writer, outcomes []*Outcome, opts TextOptions) error {
 	admitted, rejected, failed := 0, 0, 0
 	for i, r := range outcomes {
 		if i > 0 {
@@ -279,11 +266,11 @@ func printReviewsText(w io.Writer, outcomes []*review.Outcome, opts textOptions)
 		} else {
 			rejected++
 		}
-		if err := printReviewText(w, r.Request, r.Result, opts); err != nil {
+		if err := r.WriteText(w, opts); err != nil {
 			return err
 		}
 	}
-	summary := fmt.Sprintf("%d objects: %d admitted, %d rejected", len(outcomes), admitted, rejected)
+	summary := fmt.Sprintf("%s: %d admitted, %d rejected", words.Plural(len(outcomes), "object", "objects"), admitted, rejected)
 	if failed > 0 {
 		summary += fmt.Sprintf(", %d not reviewed", failed)
 	}
@@ -292,7 +279,7 @@ func printReviewsText(w io.Writer, outcomes []*review.Outcome, opts textOptions)
 }
 
 // qualifiedName is namespace/name, or the name of a cluster-scoped object.
-func qualifiedName(r *review.Outcome) string {
+func qualifiedName(r *Outcome) string {
 	req, name := r.Request, r.Name()
 	if req.Namespace != "" && !(req.Resource.Group == "" && req.Resource.Resource == "namespaces") {
 		return req.Namespace + "/" + name
@@ -300,18 +287,14 @@ func qualifiedName(r *review.Outcome) string {
 	return name
 }
 
-// printReviewsSummary prints one line per object — the decision, the object, and why it was
-// rejected or not reviewed — then the totals: what a large input needs to be read.
-func printReviewsSummary(w io.Writer, outcomes []*review.Outcome, opts textOptions) error {
-	paint := func(code, s string) string {
-		if !opts.color {
-			return s
-		}
-		return code + s + ansiReset
-	}
+// WriteSummary writes one line per object — the decision, the object, and why it was
+// rejected, failed open or was not reviewed — then the totals: what a large input needs to be
+// read.
+func WriteSummary(w io.Writer, outcomes []*Outcome, opts TextOptions) error {
+	paint := opts.paint
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "DECISION\tOPERATION\tOBJECT\tSOURCE\tDETAIL")
-	admitted, rejected, failed, warned := 0, 0, 0, 0
+	admitted, rejected, failed, warned, open := 0, 0, 0, 0, 0
 	for _, r := range outcomes {
 		switch {
 		case r.Err != nil:
@@ -320,37 +303,37 @@ func printReviewsSummary(w io.Writer, outcomes []*review.Outcome, opts textOptio
 			if r.Object != nil {
 				object = r.Object.GetKind() + " " + r.Object.GetName()
 			}
-			fmt.Fprintf(tw, "%s\t\t%s\t%s\t%s\n", paint(ansiBold+ansiRed, "NOT REVIEWED"), object, r.Source, oneLine(r.Err.Error()))
+			fmt.Fprintf(tw, "%s\t\t%s\t%s\t%s\n", paint(ansiBold+ansiRed, "NOT REVIEWED"), object, r.Source, words.OneLine(r.Err.Error()))
 		case r.Result.Allowed:
 			admitted++
 			detail := ""
 			if n := len(r.Result.Warnings); n > 0 {
 				warned++
-				detail = plural(n, "warning", "warnings") + ": " + oneLine(r.Result.Warnings[0])
+				detail = words.Plural(n, "warning", "warnings") + ": " + words.OneLine(r.Result.Warnings[0])
+			}
+			if rows := failedOpen(r.Result); len(rows) > 0 {
+				// Admitted without a webhook's answer: what a reader of one line must see first.
+				open++
+				detail = fmt.Sprintf("%s failed open: %s: %s", words.Plural(len(rows), "webhook", "webhooks"), rows[0].Name, words.OneLine(rows[0].Reason))
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%s\n", paint(ansiGreen, "admitted"), r.Request.Operation, r.Request.Kind.Kind, qualifiedName(r), r.Source, detail)
 		default:
 			rejected++
 			fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%d %s\n", paint(ansiBold+ansiRed, "REJECTED"), r.Request.Operation, r.Request.Kind.Kind, qualifiedName(r), r.Source,
-				r.Result.Status.Code, oneLine(r.Result.Status.Message))
+				r.Result.Status.Code, words.OneLine(r.Result.Status.Message))
 		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	summary := fmt.Sprintf("%d objects: %d admitted (%d with warnings), %d rejected", len(outcomes), admitted, warned, rejected)
+	summary := fmt.Sprintf("%s: %d admitted (%d with warnings", words.Plural(len(outcomes), "object", "objects"), admitted, warned)
+	if open > 0 {
+		summary += fmt.Sprintf(", %d with webhooks that failed open", open)
+	}
+	summary += fmt.Sprintf("), %d rejected", rejected)
 	if failed > 0 {
 		summary += fmt.Sprintf(", %d not reviewed", failed)
 	}
 	_, err := fmt.Fprintf(w, "\n%s\n", summary)
 	return err
-}
-
-// oneLine keeps the first line of a message, for a table cell.
-func oneLine(s string) string {
-	first, _, cut := strings.Cut(s, "\n")
-	if cut {
-		return first + " …"
-	}
-	return first
 }

@@ -1,0 +1,28 @@
+// Package words holds the small rules of admit's messages that every package writing them
+// follows alike.
+//
+//	words.go  Plural, OneLine
+package words
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Plural is "1 write" or "2 writes": n with the noun in the number it takes.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// OneLine keeps the first line of a message, with "…" when there was more: for a table cell, a
+// summary line.
+func OneLine(s string) string {
+	first, _, cut := strings.Cut(s, "\n")
+	if cut {
+		return first + " …"
+	}
+	return first
+}
