@@ -85,6 +85,12 @@ what was audited).`,
 			return o.run(cmd, streams)
 		},
 	}
+	o.addFlags(cmd)
+	return cmd
+}
+
+// addFlags registers audit's flags.
+func (o *auditOptions) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	s := &o.session
 	f.StringArrayVarP(&o.files, "filename", "f", nil, `a dump of objects to audit: files, directories or "-" for stdin (kubectl get -o yaml|json, Lists, multi-document YAML; repeatable)`)
@@ -123,7 +129,6 @@ what was audited).`,
 	_ = cmd.RegisterFlagCompletionFunc("operation", fixedCompletion("UPDATE", "CREATE"))
 	_ = cmd.RegisterFlagCompletionFunc("dry-run", fixedCompletion("server", "none"))
 	_ = cmd.RegisterFlagCompletionFunc("validate", fixedCompletion("strict", "warn", "ignore"))
-	return cmd
 }
 
 // check refuses flags that contradict each other, with what to give instead.

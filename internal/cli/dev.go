@@ -120,23 +120,10 @@ func (o *devOptions) run(ctx context.Context, streams Streams, args []string, da
 		fmt.Fprintf(streams.Err, "admit: deleted %d webhook configurations left by earlier sessions\n", n)
 		return err
 	}
-	if len(o.webhooks) == 0 {
-		return badInput(errors.New("--webhooks is required"))
-	}
-	if o.port < 1 || o.port > 65535 {
-		return badInput(fmt.Errorf("--port %d is not a TCP port", o.port))
-	}
-	set, err := config.Load(config.Options{}, o.webhooks...)
+	set, err := o.loadWebhooks()
 	if err != nil {
 		return badInput(err)
 	}
-	if _, err := set.Validate(); err != nil {
-		return badInput(err)
-	}
-	if len(set.Mutating)+len(set.Validating) == 0 {
-		return badInput(fmt.Errorf("no webhook configurations in %s", strings.Join(o.webhooks, ", ")))
-	}
-
 	certDir, removeCertDir, err := o.writeCertificates()
 	if err != nil {
 		return err
@@ -164,6 +151,42 @@ func (o *devOptions) run(ctx context.Context, streams Streams, args []string, da
 		fmt.Fprintf(streams.Err, "admit: deleted %d webhook configurations\n", n)
 	}
 	defer cleanup()
+	if err := applyDevConfigurations(ctx, streams, client, mutating, validating); err != nil {
+		return err
+	}
+	fmt.Fprintf(streams.Err, "admit: webhooks now call %s; certificates in %s\n", base.String(), certDir)
+
+	if len(args) == 0 {
+		fmt.Fprintln(streams.Err, "admit: waiting; press Ctrl-C to remove the configurations")
+		<-ctx.Done()
+		return nil
+	}
+	return o.runCommand(ctx, streams, args, certDir, base)
+}
+
+// loadWebhooks reads and checks the configurations --webhooks names.
+func (o *devOptions) loadWebhooks() (*config.Set, error) {
+	if len(o.webhooks) == 0 {
+		return nil, errors.New("--webhooks is required")
+	}
+	if o.port < 1 || o.port > 65535 {
+		return nil, fmt.Errorf("--port %d is not a TCP port", o.port)
+	}
+	set, err := config.Load(config.Options{}, o.webhooks...)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := set.Validate(); err != nil {
+		return nil, err
+	}
+	if len(set.Mutating)+len(set.Validating) == 0 {
+		return nil, fmt.Errorf("no webhook configurations in %s", strings.Join(o.webhooks, ", "))
+	}
+	return set, nil
+}
+
+// applyDevConfigurations creates the session's configurations in the cluster.
+func applyDevConfigurations(ctx context.Context, streams Streams, client kubernetes.Interface, mutating []*admissionregistrationv1.MutatingWebhookConfiguration, validating []*admissionregistrationv1.ValidatingWebhookConfiguration) error {
 	api := client.AdmissionregistrationV1()
 	for _, m := range mutating {
 		if _, err := api.MutatingWebhookConfigurations().Create(ctx, m, metav1.CreateOptions{}); err != nil {
@@ -177,14 +200,7 @@ func (o *devOptions) run(ctx context.Context, streams Streams, args []string, da
 		}
 		fmt.Fprintf(streams.Err, "admit: applied ValidatingWebhookConfiguration %s\n", v.Name)
 	}
-	fmt.Fprintf(streams.Err, "admit: webhooks now call %s; certificates in %s\n", base.String(), certDir)
-
-	if len(args) == 0 {
-		fmt.Fprintln(streams.Err, "admit: waiting; press Ctrl-C to remove the configurations")
-		<-ctx.Done()
-		return nil
-	}
-	return o.runCommand(ctx, streams, args, certDir, base)
+	return nil
 }
 
 // writeCertificates creates a CA and a serving certificate for the host in the cert directory.

@@ -110,6 +110,12 @@ Exit codes: 0 every object admitted, 1 an object rejected, 2 bad input.`,
 			return o.run(cmd.Context(), streams)
 		},
 	}
+	o.addFlags(cmd)
+	return cmd
+}
+
+// addFlags registers review's flags.
+func (o *reviewOptions) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringArrayVarP(&o.files, "filename", "f", nil, `objects to admit: files, directories or "-" for stdin (YAML or JSON; repeatable)`)
 	f.BoolVarP(&o.recursive, "recursive", "R", false, "read the subdirectories of directories given with -f, --old, --webhooks, --cluster and --namespaces")
@@ -149,7 +155,6 @@ Exit codes: 0 every object admitted, 1 an object rejected, 2 bad input.`,
 	_ = cmd.RegisterFlagCompletionFunc("validate", fixedCompletion("strict", "warn", "ignore"))
 	addOutputFlag(cmd, &o.output)
 	_ = cmd.RegisterFlagCompletionFunc("operation", fixedCompletion("CREATE", "UPDATE", "DELETE", "CONNECT"))
-	return cmd
 }
 
 // reviewedPolicies counts the admission policies and bindings among the objects under review.

@@ -204,17 +204,9 @@ func (o *serveOptions) run(ctx context.Context, streams Streams) error {
 		logger.Info("webhook disabled", "name", d.name, "enable", d.enable)
 	}
 
-	minVersion, err := tlsVersion(o.tlsMin)
+	minVersion, err := o.checkServing()
 	if err != nil {
 		return badInput(err)
-	}
-	if err := checkListenAddr("--addr", o.addr); err != nil {
-		return badInput(err)
-	}
-	if o.healthAddr != "" {
-		if err := checkListenAddr("--health-addr", o.healthAddr); err != nil {
-			return badInput(err)
-		}
 	}
 	if o.certSecret != "" {
 		// The certificate files exist once the rotator has synced the Secret: the server
@@ -247,6 +239,22 @@ func (o *serveOptions) run(ctx context.Context, streams Streams) error {
 		return &exitError{code: 1, err: err}
 	}
 	return nil
+}
+
+// checkServing checks the flags of the addresses and the TLS version served.
+func (o *serveOptions) checkServing() (minVersion uint16, err error) {
+	if minVersion, err = tlsVersion(o.tlsMin); err != nil {
+		return 0, err
+	}
+	if err := checkListenAddr("--addr", o.addr); err != nil {
+		return 0, err
+	}
+	if o.healthAddr != "" {
+		if err := checkListenAddr("--health-addr", o.healthAddr); err != nil {
+			return 0, err
+		}
+	}
+	return minVersion, nil
 }
 
 // startRotator runs the certificate rotator for the life of ctx and waits until the certificate
