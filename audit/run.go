@@ -86,7 +86,7 @@ func Run(ctx context.Context, source Source, opts Options) (*Report, error) {
 // errInterrupted stops reading when the audit's context ends.
 var errInterrupted = errors.New("interrupted")
 
-// runner is one audit: the two configurations' streams, what is read, what is found.
+// runner is one audit: the two configurations' batches, what is read, what is found.
 type runner struct {
 	opts    Options
 	ctx     context.Context
@@ -104,14 +104,14 @@ type runner struct {
 	notes       []string
 }
 
-// side is one configuration's session, and its stream over the run's state.
+// side is one configuration's session, and its batches over the run's state.
 type side struct {
 	session *review.Session
-	stream  *review.Stream
+	batches *review.Batches
 }
 
 // open prepares a run: the state (as the source shows it, unless the Config has a cluster's),
-// the resources the changes can match, and both configurations' sessions and streams.
+// the resources the changes can match, and both configurations' sessions and batches.
 func open(ctx context.Context, source Source, opts Options) (*runner, error) {
 	r := &runner{opts: opts, ctx: ctx, changes: Changes(opts.Baseline, opts.Proposal), changed: map[Step]string{}, notes: append([]string(nil), opts.Notes...)}
 	for _, c := range r.changes {
@@ -151,12 +151,12 @@ func open(ctx context.Context, source Source, opts Options) (*runner, error) {
 			return nil, prefixed(s.name, err)
 		}
 		// Admissions go on when the context ends: the batch under way finishes and is reported.
-		stream, err := session.Stream(context.WithoutCancel(ctx), scan.Namespaces)
+		batches, err := session.Batches(context.WithoutCancel(ctx), scan.Namespaces)
 		if err != nil {
 			r.close()
 			return nil, prefixed(s.name, err)
 		}
-		*s.target = side{session: session, stream: stream}
+		*s.target = side{session: session, batches: batches}
 	}
 	r.tally = newTally(opts.Limit, r.changes)
 	return r, nil
@@ -190,8 +190,8 @@ func (e *prefixedError) Unwrap() error { return e.err }
 
 func (r *runner) close() {
 	for _, s := range []side{r.base, r.prop} {
-		if s.stream != nil {
-			s.stream.Close()
+		if s.batches != nil {
+			s.batches.Close()
 		}
 	}
 }
@@ -304,9 +304,13 @@ func (r *runner) flush() error {
 		prop = append(prop, outcome(r.prop.session, w))
 	}
 	var wg sync.WaitGroup
-	wg.Go(func() { r.base.stream.Admit(context.WithoutCancel(r.ctx), base) })
-	r.prop.stream.Admit(context.WithoutCancel(r.ctx), prop)
+	var baseErr error
+	wg.Go(func() { baseErr = r.base.batches.Admit(context.WithoutCancel(r.ctx), base) })
+	err := r.prop.batches.Admit(context.WithoutCancel(r.ctx), prop)
 	wg.Wait()
+	if err = errors.Join(baseErr, err); err != nil {
+		return err
+	}
 	for i, w := range kept {
 		b, p := base[i], prop[i]
 		switch {

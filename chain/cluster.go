@@ -79,6 +79,13 @@ func newCluster(objects []runtime.Object, namespaces []string) (*cluster, error)
 			wanted[ns] = true
 		}
 	}
+	// A namespace the state gives has its default ServiceAccount too, as in any cluster (the
+	// service account controller makes it), unless the state has it.
+	for _, t := range typed {
+		if ns, ok := t.(*corev1.Namespace); ok {
+			wanted[ns.Name] = true
+		}
+	}
 	var names []string
 	for ns := range wanted {
 		names = append(names, ns)

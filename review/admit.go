@@ -3,7 +3,6 @@ package review
 import (
 	"context"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,7 +30,7 @@ func (s *Session) Admit(ctx context.Context, outcomes []*Outcome) error {
 	if len(runnable) == 0 {
 		return nil
 	}
-	d, closeChain, err := s.dispatcher(ctx, runnable)
+	d, closeChain, err := s.pipeline(ctx, runnable)
 	if err != nil {
 		return err
 	}
@@ -45,21 +44,7 @@ func (s *Session) Admit(ctx context.Context, outcomes []*Outcome) error {
 	}
 	done.Add(int64(len(outcomes) - len(runnable)))
 	report()
-	sem := make(chan struct{}, s.cfg.Concurrency)
-	var wg sync.WaitGroup
-	for _, o := range runnable {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; done.Add(1); report(); wg.Done() }()
-			reviewCtx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
-			defer cancel()
-			start := s.cfg.Now()
-			o.Result, o.Err = d.Admit(reviewCtx, o.Request)
-			o.Took = s.cfg.Now().Sub(start)
-		}()
-	}
-	wg.Wait()
+	s.admitAll(ctx, d, runnable, func() { done.Add(1); report() })
 	return nil
 }
 
@@ -69,9 +54,9 @@ type admitter interface {
 	Admit(ctx context.Context, req *engine.Request) (*engine.Result, error)
 }
 
-// dispatcher builds what admits the requests: the webhooks, and the chain's steps around them
+// pipeline builds what admits the requests: the webhooks, and the chain's steps around them
 // unless WebhooksOnly (chain.Steps.Pipeline). close stops the chain.
-func (s *Session) dispatcher(ctx context.Context, outcomes []*Outcome) (_ admitter, close func(), err error) {
+func (s *Session) pipeline(ctx context.Context, outcomes []*Outcome) (_ admitter, close func(), err error) {
 	opts := dispatch.Options{
 		Mutating: s.cfg.Mutating, Validating: s.cfg.Validating, Resources: s.mapper,
 		Conditions: celconditions.Compiler(nil), ServiceResolver: s.cfg.ServiceResolver, Transport: s.cfg.Transport,

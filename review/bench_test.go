@@ -108,7 +108,7 @@ func streamReview(cfg Config, label string, data []byte, batch func([]*Outcome) 
 		return err
 	}
 	ctx := context.Background()
-	stream, err := s.Stream(ctx, namespaces)
+	stream, err := s.Batches(ctx, namespaces)
 	if err != nil {
 		return err
 	}
@@ -118,7 +118,9 @@ func streamReview(cfg Config, label string, data []byte, batch func([]*Outcome) 
 		if err != nil {
 			return err
 		}
-		stream.Admit(ctx, outcomes)
+		if err := stream.Admit(ctx, outcomes); err != nil {
+			return err
+		}
 		if err := batch(outcomes); err != nil {
 			return err
 		}
