@@ -5,8 +5,9 @@ import (
 	"strings"
 )
 
-// The error types below are named ErrXxx rather than XxxError to match the vocabulary of the
-// Runtime SDK design note and kube-apiserver's ErrCallingWebhook, which users will search for.
+// The error types below are named XxxError, as Go names error types. CallingError is what the
+// Runtime SDK design note and kube-apiserver call ErrCallingWebhook (a call that gave no valid
+// answer), FailureError its "Failure status" error: the names users will search for.
 
 // CallingErrorReason classifies an CallingError; it is also the "reason" metric label.
 type CallingErrorReason string
