@@ -57,7 +57,7 @@ func hasPrefixed(list []string, prefixes ...string) []string {
 // them but through the public ones.
 func TestLayering(t *testing.T) {
 	for _, tt := range []struct {
-		pkg, why string
+		pkg, why  string
 		forbidden []string
 	}{
 		{"./config", "the configuration loader links no dispatcher", []string{module + "/dispatch"}},
