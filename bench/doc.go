@@ -23,4 +23,6 @@
 //	loadgen         the load generator: keep-alive TLS connections, fixed-rate and maximum modes
 //	usage           CPU time, allocations and memory of a process; the machine
 //	report, chart   tables, goals and SVG charts for docs/benchmarks.md
+//
+//	fixture.go  Pod, PodJSON, Inject, AdmissionReview; CheckResponse, CheckPatch: an answer checked
 package bench

@@ -59,4 +59,16 @@
 // KEY=VALUE: the label that protects a namespace. Unset, empty, "on" or "true": the default label
 // admit.dev/protected=true. "off" or "false": no namespace protection. It is on by default because
 // it only acts on namespaces someone has labelled, and the label should mean what it says.
+//
+// # Files
+//
+//	config.go      Config, DemoConfig, Register: the families, their policies, names and paths
+//	env.go         ConfigFromEnv: the environment variables read
+//	mirrors.go     MirrorSpec: the image-mirrors webhook for Pods and for workloads' pod templates
+//	image.go       ImageReference, ParseImageReference: references read as container runtimes do
+//	required.go    RequiredMetadataSpec, KindRequirement: the required-labels webhook
+//	kinds.go       the kinds the environment names, read into a kind and its resource
+//	protection.go  ProtectionSpec: the namespace-protection webhook
+//	demo.go        the demo objects: DemoDeployment, DemoConfigMap, DemoNamespace
+//	serve_demo.go  Demo, ServeDemo: DemoConfig served on loopback, and the configurations calling it
 package builtin

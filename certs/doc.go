@@ -11,4 +11,13 @@
 //
 // ParseCertificatesPEM reads a caBundle and refuses anything but CERTIFICATE blocks, so a
 // private key can never be published in a cluster-scoped object by mistake.
+//
+// # Files
+//
+//	ca.go       CA, KeyPair, NewCA, ParseCA: a CA, and the serving and client certificates it issues
+//	files.go    WriteFiles, WriteFilesPEM: ca.crt, tls.crt and tls.key, each replaced atomically
+//	pem.go      ParseCertificatesPEM, and the PEM encoding of certificates and keys
+//	watcher.go  Watcher: a certificate and key served from files and reloaded when they change
+//	capool.go   CAPoolWatcher: a pool of CA certificates from a bundle file, reloaded likewise
+//	reload.go   what both watchers share: file events and polling, a reload when the contents change
 package certs

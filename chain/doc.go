@@ -37,15 +37,20 @@
 //	prepare.go       between the phases: the registry's strategy for the resource (strategies.go)
 //	                 — uid, creation timestamp, generated name, PrepareForCreate/ForUpdate, the
 //	                 kind's own validation (422), canonicalization
+//	strategies.go    the registry strategies of the built-in resources, by resource and subresource
 //	services.go      a Service's cluster IPs and node ports, allocated as its storage does
 //	prepare_scale.go the scale handler between the phases: the Scale validated and written into
 //	                 its parent, whose own update runs (scale.go reads a parent's Scale)
+//	scale.go         Scales: a parent's Scale as the scale handler reads it, and its replicas
+//	                 written back into the parent
 //	custom.go        the same for custom resources of the CRDs given: structural pruning and
 //	                 defaulting, the CRD's conversion, the custom resource strategy
 //	cluster.go       the cluster state the plugins read, held by client-go's in-memory clientset
 //	                 with real informers; what is not given is what a fresh cluster has
 //	                 (package clusterstate reads it from a cluster; options.go: the
 //	                 apiserver's options)
+//	options.go       --allow-privileged, held process-wide by Kubernetes' code, and the
+//	                 AdmissionConfiguration file (--admission-control-config-file)
 //	scheme.go        Kubernetes' scheme of built-in types, and the version reproduced
 //	policytypes.go   not on the path: the type checker lint runs on ValidatingAdmissionPolicies
 //

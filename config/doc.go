@@ -40,11 +40,12 @@
 //
 // # Files
 //
-//	load.go        Load: files and directories, read by package manifest
-//	parse.go       Parse: objects into a Set, webhook configurations decoded strictly
-//	objects.go     FromObjects: Go values
-//	set.go         Set, and Set.Validate for everything loaded
-//	defaults.go    the v1 defaults
-//	validation.go  the apiserver's create-time validation
-//	warnings.go    the apiserver's create-time warnings
+//	load.go          Load: files and directories, read by package manifest
+//	parse.go         Parse: objects into a Set, webhook configurations decoded strictly
+//	objects.go       FromObjects: Go values
+//	set.go           Set, and Set.Validate for everything loaded
+//	defaults.go      the v1 defaults
+//	validation.go    the apiserver's create-time validation
+//	clientconfig.go  the apiserver's checks of a webhook's url and service reference
+//	warnings.go      the apiserver's create-time warnings
 package config

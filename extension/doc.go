@@ -62,4 +62,18 @@
 //   - Cluster-scoped requests are not filtered by namespaceSelector (as in kube-apiserver)
 //     rather than failing.
 //   - The caller's own deadline or cancellation is never ignored by failurePolicy Ignore.
+//
+// # Files
+//
+//	hook.go       Hook, HandlerPath, ResponseStatus, FailurePolicy, CommonResponse, Response
+//	config.go     Extension, ClientConfig, ServiceReference: a registration, validated and defaulted
+//	registry.go   Registry: the extensions by name, registered all or none
+//	caller.go     Options, Caller, Request, Call: one call, its failure policy, logs and metrics
+//	callall.go    CallAll, Aggregate, Result: every selected extension of a hook, answers combined
+//	discovery.go  ExtensionServer, Caller.Discover: the handlers a server says it serves
+//	resolve.go    ServiceResolver, ClusterDNS, NamespaceLabeler: services and namespaces' labels
+//	transport.go  the HTTP client per CA bundle and server name, and the answer's body read
+//	errors.go     CallingError and its reasons, FailureError, NotSelectedError, CallAllError
+//	log.go        LevelTrace, ReplaceLevelName
+//	metrics.go    the Prometheus metrics, fed from a bounded queue by one goroutine
 package extension

@@ -49,4 +49,43 @@
 // configuration annotated admit.dev/lint-disable: "B07,mirror-pods" (DisableAnnotation) turns
 // those rules off for itself; Options.Disable turns rules off everywhere. Suppressed findings
 // are still returned, marked, so reports can count them.
+//
+// # Files
+//
+// The run, its input and its output:
+//
+//	lint.go           Options, Run: the input indexed, every check run, the findings completed
+//	rules.go          Rule, Rules: the rules by group, and rule lists read by ID or name
+//	severity.go       Severity: Info, Warning, Error
+//	finding.go        Finding, Suppression, AtLeast
+//	text.go           WriteText: the findings for people, by configuration, with a summary
+//	model.go          configurations and webhooks as the checks see them, the Service called
+//	inventory.go      the objects around the configurations, indexed: namespaces, Services,
+//	                  workloads, budgets, TLS Secrets, Certificates, autoscalers
+//	policies.go       PolicyChecker, TypeWarning: admission policies and bindings as checks see them
+//	policy_params.go  how a policy's expressions use params
+//
+// What a webhook intercepts:
+//
+//	scope.go          requests, and whether the apiserver calls a webhook for a write
+//	control_plane.go  the control plane's writes: who makes them, what stops while they are refused
+//	roles.go          the ClusterRoles a cluster holds once the input is applied, aggregated
+//	builtin_roles.go  the built-in ClusterRoles (cluster-admin, admin, edit, view) and their rules
+//	fillers.go        who fills in a caBundle at runtime, and which bound built-in roles may not
+//
+// The checks, by rule:
+//
+//	check_validation.go       A01, A02: what the apiserver refuses or warns about on create
+//	check_availability.go     B01, B02, B05, B06: kube-system, own namespace, node leases, reviews
+//	check_runlevels.go        B03: webhooks reaching down the runlevels
+//	check_cycles.go           B04: configurations whose servers depend on each other
+//	check_servers.go          B07, B08, B09: a server's replicas, disruption budget, Service
+//	check_addons.go           B10, B11: workloads in kube-system and own namespace; add-ons
+//	check_nodes.go            B12: the writes that keep nodes in the cluster
+//	check_scope.go            C01 to C04: wildcards, no conditions, matchPolicy Exact, mirror pods
+//	check_timeouts.go         D01, D02: long timeouts, timeouts adding up past the deadline
+//	check_tls.go              E01 to E05: CA bundles and serving certificates
+//	check_policy_bindings.go  F01, F07: bindings without policies, policies without bindings
+//	check_params.go           F02, F08, F09: parameters missing, paramRef mismatched or out of scope
+//	check_policies.go         F03 to F06: kube-system, own parameters, types, warn-only bindings
 package lint

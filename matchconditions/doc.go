@@ -29,4 +29,11 @@
 //
 // Matching applies no failurePolicy and records no metrics: the dispatcher does both, using
 // Result.EvaluationErrors for the apiserver's per-condition error counter.
+//
+// # Files
+//
+//	environment.go  CompatibilityVersion: the apiserver's CEL environments, built once; compiling
+//	validate.go     Validate, MaxConditions: the checks of a configuration being created
+//	matcher.go      Compile, Matcher, Result, EvaluationError: conditions compiled, then evaluated
+//	input.go        Input: one admission as the conditions see it, and its request variable
 package matchconditions

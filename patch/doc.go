@@ -84,4 +84,19 @@
 // kube-apiserver's chain, as admit's engine runs it, validates the submitted
 // object, applies a webhook's patch to it and diffs the admitted object
 // against it, one parse for all three. See docs/benchmarks.md.
+//
+// # Files
+//
+//	patch.go       Patch, Operation: the operations and their JSON, read as kube-apiserver does
+//	diff.go        Diff, Lossless: the documents parsed, then walked by differ.go
+//	differ.go      the walk of two parsed documents that writes the operations, objects in key
+//	               order, arrays in linear time
+//	typed.go       Typed: encoding/json's view of a Go type, planned once per type
+//	typed_diff.go  the walk of two Go values that writes the same operations as differ.go
+//	apply.go       Apply, ApplyChanged, ApplyError: only the containers a patch goes into expanded
+//	pointer.go     JSON Pointers resolved as Apply reads them; PointerTokens
+//	document.go    Document, Parse: a text parsed once for several uses
+//	parse.go       the validating parser into a flat list of tokens; SyntaxError, Valid
+//	number.go      numbers compared as exact decimals
+//	text.go        strings unquoted and compared, pointer tokens escaped, values quoted or compacted
 package patch

@@ -15,4 +15,8 @@
 // external (v1) Pod rather than the internal type, so no internal/external conversion happens, and
 // the scheme has no defaulting functions, so the Pod is not re-defaulted after the patch. Both
 // omissions make it cheaper than the real thing; the comparison errs in the apiserver's favour.
+//
+//	dispatchers.go  Dispatcher, Webhooks, NewWebhooks; InputCopy, the apiserver loop's copy alone
+//	admit.go        Admit: admit's dispatcher
+//	apiserver.go    APIServer: kube-apiserver's webhook admission plugins, set up in-process
 package dispatchers

@@ -11,4 +11,6 @@
 //     it builds (no "coordinated omission").
 //
 // Every run is bounded both in requests and in time.
+//
+//	loadgen.go  Options, Run, Result: requests at maximum throughput or at a fixed rate, latencies
 package loadgen

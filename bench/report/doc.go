@@ -11,4 +11,13 @@
 //
 // Ratios are medians of per-round ratios: every round measures all the compared things back to
 // back, so a ratio within a round compares them under the same load from the rest of the machine.
+//
+//	report.go    Input, Report, Build: the goals, every section and chart
+//	serving.go   the serving section and charts: medians and per-round ratios of each server
+//	dispatch.go  the dispatcher section and chart: medians over rounds
+//	latency.go   Latency, ParseLatency: the end-to-end latency benchmark's output, and its section
+//	review.go    Review, ParseReview: the review throughput benchmark's output, and its section
+//	size.go      Binary, ReadBinary: the release binary's size section, with what the linker kept
+//	linking.go   Linking, ReadSymbols, ParseDumpdep, TopModules: what the linker kept, by module
+//	splice.go    Splice: the generated sections put between their markers in the page
 package report

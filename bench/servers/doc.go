@@ -13,4 +13,10 @@
 //
 // All four listen on 127.0.0.1 with the same ECDSA P-256 certificate (WriteTLS) and offer
 // HTTP/1.1 only, as kube-apiserver calls webhooks.
+//
+//	servers.go            Kind, Start, Running, WriteTLS, ClientTLS: servers started on loopback
+//	admit.go              AdmitRegistry: admit's server, the defaulter and two validating webhooks
+//	handwritten.go        HandwrittenHandler: the defaulter with net/http, encoding/json, jsondiff
+//	controllerruntime.go  the defaulter on controller-runtime's webhook server
+//	floor.go              FloorAnswer: the precomputed answer of the bare server
 package servers

@@ -13,4 +13,11 @@
 //
 // Every phase is bounded in count and time, and every server and dispatcher is checked to give
 // the expected answer before it is measured.
+//
+//	run.go       Run: the serving comparison, then the dispatcher comparison
+//	config.go    Config, Full, Smoke: the sizes of a run
+//	serving.go   RunServing: each server checked, then measured in rounds, flat out and at a rate
+//	dispatch.go  RunDispatch: each dispatcher checked and warmed up, then measured in rounds
+//	child.go     ChildArgs, ChildMain, ServeChild: a server in a child process; its usage, profiles
+//	results.go   Results, ServingSample, DispatchSample: what a run saves
 package suite

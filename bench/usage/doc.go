@@ -10,4 +10,9 @@
 //	// ... send n requests ...
 //	after, _ := usage.Fetch(ctx, client, controlURL)
 //	perRequest := after.Sub(before).Per(n)
+//
+//	usage.go          Sample, Delta, PerOp, Self; Handler and Fetch for a child's Sample
+//	machine.go        Machine, DescribeMachine, LoadAverage
+//	maxrss_darwin.go  peak memory as macOS reports it, in bytes
+//	maxrss_other.go   peak memory as Linux and the BSDs report it, in kilobytes
 package usage

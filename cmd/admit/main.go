@@ -1,5 +1,3 @@
-// Command admit is a toolkit for Kubernetes admission webhooks: serve them, run them offline
-// exactly as kube-apiserver does, lint their configurations and develop them against a cluster.
 package main
 
 import (

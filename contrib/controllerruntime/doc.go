@@ -17,4 +17,6 @@
 // example/labeller is a complete program; the e2e suite runs it behind a real kube-apiserver.
 // For certificates without cert-manager, run admit's certs/rotator next to the manager with
 // CertDir set to the webhook server's CertDir.
+//
+//	mount.go  Mount: the Registry's webhooks on a controller-runtime server, each on its path
 package controllerruntime

@@ -3,4 +3,6 @@
 // from an informer's lister with a live fallback, as kube-apiserver reads them
 // (ListerNamespaces). It is its own package so that a program that only dispatches offline does
 // not link client-go's typed clientset.
+//
+//	namespaces.go  Namespaces (a live GET), ListerNamespaces (a lister, a live GET when it has none)
 package live

@@ -17,4 +17,10 @@
 // cmd/cache-webhook serves it, with its certificate from files or kept in the cluster by
 // certs/rotator; config/crd.yaml is the CustomResourceDefinition. The tests use
 // webhook/webhooktest, the public test kit: no server, no certificates; a conversion is one call.
+//
+//	scheme.go      NewScheme, CRDName
+//	webhooks.go    Defaults, Limits: Cache's defaulting and validating webhooks
+//	clients.go     Clients: the Pod webhook of cache clients
+//	conversion.go  NewConverter: v1 to and from the hub, v2
+//	registry.go    NewRegistry, and the webhooks' names
 package operator

@@ -1,5 +1,3 @@
-// Command image builds admit's container image without Docker (package internal/image): `make
-// image` builds the static binary and runs it.
 package main
 
 import (

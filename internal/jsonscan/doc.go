@@ -6,4 +6,6 @@
 // A Scanner does not validate what it skips. Its callers use it only on text that is validated
 // elsewhere or validate what they keep, and fall back to a decoder whenever the scan reports
 // false — a key with an escape among them, which a scan comparing bytes cannot match.
+//
+//	scan.go  Scanner: values, strings and an object's members walked without decoding
 package jsonscan

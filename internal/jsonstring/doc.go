@@ -3,4 +3,6 @@
 // validates as it decodes, and package patch, which compares keys and strings of text it has
 // validated. One reading of the escapes keeps the two from disagreeing with each other and with
 // the decoders they stand in for.
+//
+//	escape.go  AppendEscape: one escape sequence of a JSON string decoded, surrogate pairs included
 package jsonstring

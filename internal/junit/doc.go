@@ -1,3 +1,5 @@
 // Package junit writes test results as JUnit XML, the report format CI systems (GitLab, Jenkins,
 // GitHub Actions' test reporters, Buildkite) read to show failed cases.
+//
+//	junit.go  Suite, Case, Write: test results as one <testsuites> document
 package junit

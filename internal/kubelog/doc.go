@@ -3,4 +3,7 @@
 // errors reach a writer or a server's slog logger, its informational chatter does not. The
 // commands that review objects discard it (what a message means for an admission is in that
 // admission's result); admit serve keeps it in its own log.
+//
+//	kubelog.go  Route, RouteTo: klog's errors to a writer or a logger, the rest dropped; a handler
+//	            whose destination can change while klog uses it
 package kubelog

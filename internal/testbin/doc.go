@@ -5,4 +5,7 @@
 // so a build must never happen inside a test's deadline. `make test` builds each program once,
 // before the suites, and names it in an environment variable (Admit.Env); a suite run by hand
 // (go test ./test/reliability) builds what it needs in its TestMain instead, before m.Run.
+//
+//	testbin.go  Program, Binary: the admit command and contrib's example server, the binary an
+//	            environment variable names or one built into a temporary directory
 package testbin

@@ -11,4 +11,13 @@
 //
 // The child processes run in their own process group and, on Linux, are killed by the
 // kernel if the test binary dies, so an aborted test run leaves no apiserver behind.
+//
+//	testenv.go      Options, Env, Start, Stop: etcd and kube-apiserver started on free ports and
+//	                waited for; the admin client, kubeconfig and kubectl runner
+//	main.go         Main: one Env for a test package's TestMain
+//	binaries.go     where kube-apiserver, etcd and kubectl are found
+//	credentials.go  the apiserver's CA, serving certificate, service account keys, admin token file
+//	process.go      a child process with its output in a log file: started, stopped, its log's tail
+//	proc_linux.go   each child in its own process group, killed if the test binary dies
+//	proc_other.go   other systems: no process group; an aborted run may leave the processes running
 package testenv

@@ -42,4 +42,10 @@
 // behaviour answers 404, so a mistyped path fails loudly instead of allowing.
 //
 // Each answer mirrors the request's AdmissionReview version (admission.k8s.io/v1 or v1beta1).
+//
+// # Files
+//
+//	server.go  Server, Start, NewServer: the TLS server, and the calls it records per path
+//	paths.go   the paths and the functions that build them (Allow, Deny, SetLabel...), Option
+//	answer.go  each behaviour's answer: a response with its patch and parameters, or a failure
 package webhooktest

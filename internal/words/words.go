@@ -1,7 +1,3 @@
-// Package words holds the small rules of admit's messages that every package writing them
-// follows alike.
-//
-//	words.go  Plural, OneLine
 package words
 
 import (

@@ -5,4 +5,6 @@
 // Certificates; the admission policies and their bindings, and the objects of
 // their parameter kinds. Secrets are never read: lint must not need permission to read private keys, so
 // the serving-certificate checks that look at Secrets only apply to files.
+//
+//	load.go  Options, Load: what lint reads of a cluster, listed only, into a config.Set
 package cluster

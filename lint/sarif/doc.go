@@ -3,4 +3,6 @@
 // format lint needs is modelled: one run, its tool with the rule catalogue, and results with a
 // level, a message, the file and line of the configuration, a logical location naming the
 // configuration and field, and suppressions.
+//
+//	sarif.go  Log and the parts of SARIF lint writes; Level, FromFindings
 package sarif

@@ -19,4 +19,8 @@
 // Conversion is all the apiserver does between versions, not defaulting: the apiserver decodes a
 // request with its version's defaults before it converts (an autoscaling/v1 object without
 // minReplicas reaches a v2 webhook with minReplicas 1), and admit does not default.
+//
+//	convert.go  Converter, New: the pairs known, custom resources with strategy None
+//	hpa.go      HorizontalPodAutoscaler v1 <-> v2, with the annotations that carry v2 in v1
+//	events.go   Event v1 <-> events.k8s.io/v1 Event
 package convert

@@ -8,4 +8,6 @@
 //
 // webhook.Registry.RegisterConversion serves a Hub beside the admission webhooks, and
 // Registry.CRDConversion gives the CustomResourceDefinition's spec.conversion that calls it.
+//
+//	conversion.go  Hub: the versions and their conversions through the hub type; NewHTTPHandler
 package conversion

@@ -18,4 +18,9 @@
 //
 // Errors building a request or calling a handler fail the test (t.Fatal): the helpers return
 // only what a test asserts on.
+//
+//	request.go  T, Option, Create, Update, Delete: a request built as kube-apiserver sends it
+//	run.go      Run, RunRegistry, Result: one handler through webhook.NewHTTPHandler, and its answer
+//	admit.go    Admit: a request through a whole Registry, by package dispatch in process
+//	convert.go  Convert, ConversionFailure: objects through a Registry's conversion webhook, checked
 package webhooktest

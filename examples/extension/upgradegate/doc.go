@@ -8,4 +8,7 @@
 //
 // Callers find both through discovery (Caller.Discover) and invoke them together with
 // extension.CallAll; example_test.go shows the whole round trip over TLS on loopback.
+//
+//	hooks.go   BeforeClusterUpgradeHook, its request and response
+//	server.go  NewHandler, Options, MaintenanceWindow: discovery and the two handlers
 package upgradegate

@@ -19,4 +19,8 @@
 //     listener;
 //   - Broken: the request went out on an established connection and no answer came back (reset,
 //     EOF, timeout) — a request lost in flight.
+//
+// # Files
+//
+//	loadgen.go  Options, Run, Report, Outcome: requests sent on schedule, each one's end recorded
 package loadgen

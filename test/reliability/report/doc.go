@@ -2,4 +2,6 @@
 // tables of docs/reliability.md, so that the page says what the last full run measured and
 // cannot drift from it: the scenarios write their results as JSON, this package turns them into
 // the page's generated sections, and a test checks that the committed page and results agree.
+//
+//	report.go  Run, Write, Load: the results files; Table, UpdatePage, UpdateFile: the page
 package report

@@ -7,4 +7,7 @@
 // discovery client and every API group's scheme into each webhook server, doubling its size.
 // table_test.go compares table.go with package resources and client-go's scheme, and rewrites
 // it with `go test ./webhook/internal/kinds -update`.
+//
+//	kinds.go  Lookup, BuiltinGroup, ResourceOf, GroupOfPackage, Suggest: questions to the table
+//	table.go  the generated table: resources by group, and the API types' Go packages by group
 package kinds

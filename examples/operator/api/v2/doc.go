@@ -3,4 +3,6 @@
 //
 // An operator generates the deep copies with controller-gen; they are written by hand here to
 // keep the example free of generated files.
+//
+//	cache.go  Cache, CacheSpec, AddToScheme
 package v2

@@ -1,6 +1,3 @@
-// Command demo serves the quickstart webhooks over TLS on loopback, sends them an example Pod and
-// ConfigMap the way kube-apiserver would, and prints what came back: the Pod with the patch
-// applied, and the ConfigMap's denial.
 package main
 
 import (

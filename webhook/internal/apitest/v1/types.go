@@ -1,6 +1,3 @@
-// Package v1 is a custom API group, widgets.example.com/v1, for webhook's tests: the
-// registration checks read a custom type's kind from its name and versioned package, or from
-// a Scheme.
 package v1
 
 import (

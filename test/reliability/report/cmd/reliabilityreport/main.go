@@ -1,5 +1,3 @@
-// Command reliabilityreport rewrites the generated tables of docs/reliability.md from the
-// results a reliability run wrote (make reliability runs it).
 package main
 
 import (
