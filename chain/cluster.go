@@ -113,20 +113,27 @@ func newCluster(objects []runtime.Object, namespaces []string) (*cluster, error)
 			assumedClasses = append(assumedClasses, pc.Name)
 		}
 	}
-	if len(assumedNamespaces) > 0 {
-		c.assumed = append(c.assumed, fmt.Sprintf("namespaces %s exist (active, with only their kubernetes.io/metadata.name label)", joinNames(assumedNamespaces)))
-	}
-	if len(assumedAccounts) > 0 {
-		c.assumed = append(c.assumed, fmt.Sprintf("the default ServiceAccount exists in %s", joinNames(assumedAccounts)))
-	}
-	if len(assumedClasses) > 0 {
-		c.assumed = append(c.assumed, fmt.Sprintf("the priority classes %s exist, as in every cluster", joinNames(assumedClasses)))
-	}
+	c.assumed = assumedOf(assumedNamespaces, assumedAccounts, assumedClasses)
 
 	c.client = fake.NewClientset(typed...)
 	c.informers = informers.NewSharedInformerFactory(c.client, 0)
 	c.stop = make(chan struct{})
 	return c, nil
+}
+
+// assumedOf says what a fresh cluster has that the given state did not.
+func assumedOf(namespaces, accounts, classes []string) []string {
+	var out []string
+	if len(namespaces) > 0 {
+		out = append(out, fmt.Sprintf("namespaces %s exist (active, with only their kubernetes.io/metadata.name label)", joinNames(namespaces)))
+	}
+	if len(accounts) > 0 {
+		out = append(out, fmt.Sprintf("the default ServiceAccount exists in %s", joinNames(accounts)))
+	}
+	if len(classes) > 0 {
+		out = append(out, fmt.Sprintf("the priority classes %s exist, as in every cluster", joinNames(classes)))
+	}
+	return out
 }
 
 // start runs the informers the plugins asked for and waits until they hold the state. The

@@ -70,9 +70,9 @@ func (p *parser) fail(source Source, err error) {
 	p.errs = append(p.errs, fmt.Errorf("%s: %w", source, err))
 }
 
-// add takes one object read: a webhook configuration, decoded strictly and defaulted, or an
-// object of another kind, kept as read. Admission policies of versions 1.36 does not serve are
-// refused.
+// add takes one object read: a webhook configuration, decoded strictly and defaulted, an
+// admission policy or binding, checked strictly and kept as read, or an object of another kind,
+// kept as read. Admission policies of versions 1.36 does not serve are refused.
 func (p *parser) add(obj manifest.Object) {
 	gvk := obj.Object.GroupVersionKind()
 	if err := checkPolicyVersion(gvk.GroupVersion(), gvk.Kind); err != nil {
@@ -80,6 +80,14 @@ func (p *parser) add(obj manifest.Object) {
 		return
 	}
 	gk := gvk.GroupKind()
+	if resources.IsPolicy(gk) {
+		// kubectl validates strictly by default: a misspelt messageExpression must not be read as
+		// a policy without one.
+		if raw := p.raw(obj); raw != nil && p.decodeStrict(raw, policyType(gk.Kind), gvk.Kind, obj) {
+			p.set.Others = append(p.set.Others, Object{Source: obj.Source, Object: obj.Object})
+		}
+		return
+	}
 	if gk != mutatingKind && gk != validatingKind {
 		p.set.Others = append(p.set.Others, Object{Source: obj.Source, Object: obj.Object})
 		return
@@ -88,13 +96,9 @@ func (p *parser) add(obj manifest.Object) {
 		p.fail(obj.Source, err)
 		return
 	}
-	raw := obj.JSON
+	raw := p.raw(obj)
 	if raw == nil {
-		var err error
-		if raw, err = json.Marshal(obj.Object.Object); err != nil {
-			p.fail(obj.Source, fmt.Errorf("encoding %s: %w", manifest.Subject(gvk.Kind, obj.Object.Object), err))
-			return
-		}
+		return
 	}
 	if gk == mutatingKind {
 		config := &admissionregistrationv1.MutatingWebhookConfiguration{}
@@ -109,6 +113,32 @@ func (p *parser) add(obj manifest.Object) {
 		SetDefaultsValidating(config)
 		p.set.Validating = append(p.set.Validating, Validating{Source: obj.Source, Config: config})
 	}
+}
+
+// raw is an object's JSON: as read, or encoded again for a List's item; nil, with the error
+// recorded, when it does not encode.
+func (p *parser) raw(obj manifest.Object) []byte {
+	if obj.JSON != nil {
+		return obj.JSON
+	}
+	raw, err := json.Marshal(obj.Object.Object)
+	if err != nil {
+		p.fail(obj.Source, fmt.Errorf("encoding %s: %w", manifest.Subject(obj.Object.GetKind(), obj.Object.Object), err))
+	}
+	return raw
+}
+
+// policyType is an empty Go value of an admission policy or binding kind, to decode into.
+func policyType(kind string) any {
+	switch kind {
+	case "ValidatingAdmissionPolicy":
+		return &admissionregistrationv1.ValidatingAdmissionPolicy{}
+	case "ValidatingAdmissionPolicyBinding":
+		return &admissionregistrationv1.ValidatingAdmissionPolicyBinding{}
+	case "MutatingAdmissionPolicy":
+		return &admissionregistrationv1.MutatingAdmissionPolicy{}
+	}
+	return &admissionregistrationv1.MutatingAdmissionPolicyBinding{}
 }
 
 // addContent takes a Go value's unstructured content: its objects, a List's items.

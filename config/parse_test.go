@@ -141,6 +141,16 @@ func TestParse(t *testing.T) {
 		data:    "{\"apiVersion\": \"admissionregistration.k8s.io/v1\",\n \"kind\": \"ValidatingWebhookConfiguration\",\n \"metadata\": {\"name\": \"x\"},\n \"webhooks\": [],\n \"webhooks\": []}",
 		wantErr: "w.json:4: ValidatingWebhookConfiguration \"x\": duplicate field \"webhooks\"",
 	}, {
+		name:    "an admission policy's misspelt field is named, at its line",
+		file:    "p.yaml",
+		data:    "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: p}\nspec:\n  matchConstraint:\n    resourceRules: []\n  validations:\n  - expression: \"true\"\n    messageExpresion: \"'no'\"\n",
+		wantErr: "p.yaml:5: ValidatingAdmissionPolicy \"p\": unknown field \"spec.matchConstraint\"\np.yaml:9: ValidatingAdmissionPolicy \"p\": unknown field \"spec.validations[0].messageExpresion\"",
+	}, {
+		name:    "a binding's misspelt field",
+		file:    "b.yaml",
+		data:    "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: b}\nspec: {policyName: p, validationAction: [Deny]}\n",
+		wantErr: "b.yaml:4: ValidatingAdmissionPolicyBinding \"b\": unknown field \"spec.validationAction\"",
+	}, {
 		name:    "a value of the wrong type",
 		file:    "w.yaml",
 		data:    "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: x\nwebhooks:\n- name: a.b.c\n  timeoutSeconds: ten\n",
