@@ -126,7 +126,7 @@ func (c *customResources) serve(crd *apiextensionsv1.CustomResourceDefinition, v
 			return nil, err
 		}
 	}
-	strategy := customresource.NewStrategy(c.typer, crd.Spec.Scope == apiextensionsv1.NamespaceScoped, kind, validator, statusValidator,
+	strategy := customresource.NewStrategy(c.typer, crd.Spec.Scope == apiextensionsv1.NamespaceScoped, kind, ordered(validator), ordered(statusValidator),
 		out.structural, status, scale, v.SelectableFields)
 	out.strategy = strategy
 	if status != nil {
