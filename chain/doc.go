@@ -45,6 +45,7 @@
 //	                 written back into the parent
 //	custom.go        the same for custom resources of the CRDs given: structural pruning and
 //	                 defaulting, the CRD's conversion, the custom resource strategy
+//	schemaorder.go   a custom resource's schema errors in one of the orders the apiserver gives
 //	cluster.go       the cluster state the plugins read, held by client-go's in-memory clientset
 //	                 with real informers; what is not given is what a fresh cluster has
 //	                 (package clusterstate reads it from a cluster; options.go: the
