@@ -31,6 +31,11 @@ type Report struct {
 	Objects        []Finding    `json:"objects"`
 	OmittedObjects int          `json:"omittedObjects,omitempty"`
 	Unreviewed     []Unreviewed `json:"unreviewed,omitempty"`
+	// RefusedByBoth are the writes the baseline and the proposal both refuse, by the step that
+	// refused them under the baseline, the most first: what the proposal does to them is
+	// unknown, since admission stops before it (an object whose ServiceAccount the dump lacks,
+	// a policy's parameters not given).
+	RefusedByBoth []Unreviewed `json:"refusedByBoth,omitempty"`
 	// Exceeded are the thresholds the counts exceed (Check): why the audit fails.
 	Exceeded        []string `json:"exceeded,omitempty"`
 	Notes           []string `json:"notes,omitempty"`
@@ -88,6 +93,8 @@ type Totals struct {
 	// Unreviewed counts the writes that could not be admitted (an unknown kind, an invalid
 	// object); Report.Unreviewed says why.
 	Unreviewed int `json:"unreviewed"`
+	// RefusedByBoth counts the writes both configurations refuse; Report.RefusedByBoth says why.
+	RefusedByBoth int `json:"refusedByBoth"`
 }
 
 // Unreviewed is one reason writes could not be reviewed, with how many and the first.
@@ -103,12 +110,21 @@ type Thresholds struct {
 	// Unreviewed is how many writes may go unreviewed; beyond it the input, not the proposal, is
 	// at fault.
 	Unreviewed int
+	// RefusedShare is the share of the audited writes (0 to 1) that both configurations may
+	// refuse; beyond it the audit says too little of the proposal to pass (-1: no limit).
+	RefusedShare float64
 }
 
-// DefaultThresholds fail on any new denial or failure and on any write not reviewed, and take
-// any number of new warnings and mutations.
+// DefaultRefusedShare is the share of audited writes refused under both configurations beyond
+// which an audit does not pass: a quarter of the writes whose answer under the proposal is
+// unknown is an input that lacks what admission reads, not a cluster to roll out to.
+const DefaultRefusedShare = 0.25
+
+// DefaultThresholds fail on any new denial or failure, on any write not reviewed and on more
+// than DefaultRefusedShare of the writes refused by both, and take any number of new warnings
+// and mutations.
 func DefaultThresholds() Thresholds {
-	return Thresholds{NewDenials: 0, NewFailures: 0, NewWarnings: -1, NewMutations: -1, Unreviewed: 0}
+	return Thresholds{NewDenials: 0, NewFailures: 0, NewWarnings: -1, NewMutations: -1, Unreviewed: 0, RefusedShare: DefaultRefusedShare}
 }
 
 // Verdict is what a report says of a rollout under thresholds.
@@ -145,8 +161,21 @@ func (r *Report) Check(t Thresholds) Verdict {
 		r.Exceeded = append(r.Exceeded, fmt.Sprintf("%s could not be reviewed (more than %d, --max-unreviewed)", words.Plural(tot.Unreviewed, "write", "writes"), t.Unreviewed))
 		verdict = BadInput
 	}
+	if share := r.refusedShare(); t.RefusedShare >= 0 && share > t.RefusedShare {
+		r.Exceeded = append(r.Exceeded, fmt.Sprintf("%d of %s (%.0f%%) are refused under both the baseline and the proposal, so what the proposal does to them is unknown (more than %.0f%%, --max-refused-share): give the state they need (--cluster)",
+			tot.RefusedByBoth, words.Plural(tot.Audited, "audited write", "audited writes"), 100*share, 100*t.RefusedShare))
+		verdict = BadInput
+	}
 	if verdict == Pass && !r.Complete {
 		verdict = Interrupted
 	}
 	return verdict
+}
+
+// refusedShare is the share of the audited writes both configurations refuse.
+func (r *Report) refusedShare() float64 {
+	if r.Totals.Audited == 0 {
+		return 0
+	}
+	return float64(r.Totals.RefusedByBoth) / float64(r.Totals.Audited)
 }

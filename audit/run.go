@@ -347,7 +347,8 @@ func (r *runner) report(source Source) *Report {
 	rep.Steps = r.tally.sortedSteps()
 	rep.Namespaces = r.tally.sortedNamespaces()
 	rep.Objects, rep.OmittedObjects = r.tally.findings()
-	rep.Unreviewed = r.tally.unreviewedGroups()
+	rep.Unreviewed = r.tally.unreviewed.sorted()
+	rep.RefusedByBoth = r.tally.refused.sorted()
 	rep.Notes = r.notes
 	if rep.Changes == nil {
 		rep.Changes = []Change{}

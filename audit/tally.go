@@ -3,6 +3,7 @@ package audit
 import (
 	"cmp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/admitkit/admit/engine"
@@ -18,13 +19,42 @@ type tally struct {
 	// byRank keeps, per rank, the first limit findings: the report lists the worst limit.
 	byRank     [][]Finding
 	found      int
-	unreviewed map[string]*Unreviewed
-	order      []string
+	unreviewed groups
+	refused    groups
+}
+
+// groups count writes by a reason, keeping the first write of each and the reasons' order.
+type groups struct {
+	byReason map[string]*Unreviewed
+	order    []string
+}
+
+func (g *groups) add(reason, source string) {
+	if g.byReason == nil {
+		g.byReason = map[string]*Unreviewed{}
+	}
+	u, ok := g.byReason[reason]
+	if !ok {
+		u = &Unreviewed{Reason: reason, First: source}
+		g.byReason[reason] = u
+		g.order = append(g.order, reason)
+	}
+	u.Count++
+}
+
+// sorted are the groups, the most frequent first.
+func (g *groups) sorted() []Unreviewed {
+	out := make([]Unreviewed, 0, len(g.order))
+	for _, r := range g.order {
+		out = append(out, *g.byReason[r])
+	}
+	slices.SortStableFunc(out, func(a, b Unreviewed) int { return cmp.Compare(b.Count, a.Count) })
+	return out
 }
 
 func newTally(limit int, changed []Change) *tally {
 	t := &tally{limit: limit, steps: map[Step]*StepCount{}, namespaces: map[string]*NamespaceCount{},
-		byRank: make([][]Finding, len(effects())), unreviewed: map[string]*Unreviewed{}}
+		byRank: make([][]Finding, len(effects()))}
 	for _, c := range changed {
 		t.steps[c.Step] = &StepCount{Step: c.Step, Change: c.What}
 	}
@@ -51,6 +81,10 @@ func (t *tally) add(f Finding, base, proposed *engine.Result) {
 	}
 	ns.Audited++
 	t.countMatches(base, proposed)
+	if !base.Allowed && !proposed.Allowed {
+		t.totals.RefusedByBoth++
+		t.refused.add(refusal(base, f.Name), f.Source)
+	}
 	if len(f.Effects) == 0 {
 		return
 	}
@@ -119,17 +153,28 @@ func (t *tally) countEffect(e Effect, f Finding, ns *NamespaceCount) {
 	}
 }
 
+// refusal is why the baseline refused a write: the step that refused it, and its message with
+// the object's name taken out, so that the writes refused for one reason count together.
+func refusal(base *engine.Result, name string) string {
+	message := "rejected"
+	if base.Status != nil {
+		message = base.Status.Message
+	}
+	if name != "" {
+		message = strings.ReplaceAll(message, strconv.Quote(name), `"<name>"`)
+	}
+	for _, row := range base.Rows {
+		if row.Outcome == engine.OutcomeDenied || row.Outcome == engine.OutcomeError {
+			return StepOf(row).String() + ": " + message
+		}
+	}
+	return message
+}
+
 // addUnreviewed counts a write that could not be reviewed, grouped by why.
 func (t *tally) addUnreviewed(source string, err error) {
 	t.totals.Unreviewed++
-	reason := strings.TrimPrefix(err.Error(), source+": ")
-	g, ok := t.unreviewed[reason]
-	if !ok {
-		g = &Unreviewed{Reason: reason, First: source}
-		t.unreviewed[reason] = g
-		t.order = append(t.order, reason)
-	}
-	g.Count++
+	t.unreviewed.add(strings.TrimPrefix(err.Error(), source+": "), source)
 }
 
 // findings are the findings kept, worst first, at most limit; omitted counts the others.
@@ -161,16 +206,6 @@ func (t *tally) sortedNamespaces() []NamespaceCount {
 		return cmp.Or(cmp.Compare(b.Bad(), a.Bad()), cmp.Compare(b.Warned, a.Warned), cmp.Compare(b.Mutated, a.Mutated),
 			cmp.Compare(b.Audited, a.Audited), strings.Compare(a.Namespace, b.Namespace))
 	})
-}
-
-// unreviewedGroups are the reasons writes could not be reviewed, the most frequent first.
-func (t *tally) unreviewedGroups() []Unreviewed {
-	out := make([]Unreviewed, 0, len(t.order))
-	for _, r := range t.order {
-		out = append(out, *t.unreviewed[r])
-	}
-	slices.SortStableFunc(out, func(a, b Unreviewed) int { return cmp.Compare(b.Count, a.Count) })
-	return out
 }
 
 // sortedValues are the values m points to, in the order compare gives.

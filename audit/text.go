@@ -32,6 +32,12 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(b, "  %d× %s (first: %s)\n", g.Count, words.OneLine(g.Reason), g.First)
 		}
 	}
+	if len(r.RefusedByBoth) > 0 {
+		fmt.Fprintln(b, "\nRefused under both (admission stops before the proposal: its answer is unknown):")
+		for _, g := range r.RefusedByBoth {
+			fmt.Fprintf(b, "  %d× %s (first: %s)\n", g.Count, words.OneLine(g.Reason), g.First)
+		}
+	}
 	if len(r.Notes) > 0 {
 		fmt.Fprintln(b, "\nNotes:")
 		for _, n := range r.Notes {
@@ -39,8 +45,8 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	t := r.Totals
-	fmt.Fprintf(b, "\n%s read, %d audited (%d unaffected by the changes, %d skipped): %d newly denied, %d newly failing, %d newly mutated, %d newly warned, %d newly allowed, %d not reviewed (%s)\n",
-		words.Plural(t.Read, "write", "writes"), t.Audited, t.Unaffected, t.Skipped, t.NewlyDenied, t.NewlyFailing, t.NewlyMutated, t.NewlyWarned, t.NewlyAllowed, t.Unreviewed,
+	fmt.Fprintf(b, "\n%s read, %d audited (%d unaffected by the changes, %d skipped): %d newly denied, %d newly failing, %d newly mutated, %d newly warned, %d newly allowed, %d refused by both, %d not reviewed (%s)\n",
+		words.Plural(t.Read, "write", "writes"), t.Audited, t.Unaffected, t.Skipped, t.NewlyDenied, t.NewlyFailing, t.NewlyMutated, t.NewlyWarned, t.NewlyAllowed, t.RefusedByBoth, t.Unreviewed,
 		(time.Duration(r.DurationSeconds * float64(time.Second))).Round(time.Millisecond))
 	if !r.Complete {
 		fmt.Fprintln(b, "INTERRUPTED: the counts are those of the writes audited before Ctrl-C")

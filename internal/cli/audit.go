@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/admitkit/admit/audit"
 )
 
 // auditOptions are admit audit's flags. session holds those it shares with admit review: the
@@ -32,8 +34,10 @@ type auditOptions struct {
 	concurrency   int
 	// Thresholds: the exit code is 1 when a count of new effects exceeds its own; -1 is none.
 	maxNewDenials, maxNewFailures, maxNewWarnings, maxNewMutations int
-	// maxUnreviewed: the exit code is 2 when more writes than this could not be reviewed.
-	maxUnreviewed int
+	// maxUnreviewed: the exit code is 2 when more writes than this could not be reviewed;
+	// maxRefusedShare when a larger share of the audited writes both configurations refuse.
+	maxUnreviewed   int
+	maxRefusedShare float64
 	// progress is the terminal a progress line is written to; nil for none.
 	progress io.Writer
 }
@@ -71,7 +75,7 @@ Exit codes: 0 nothing new beyond the thresholds, 1 new denials or failures (or w
 beyond them, 2 bad input or writes that could not be reviewed, 130 interrupted (the report covers
 what was audited).`,
 		Example: `  # a policy and a webhook against a dump of the cluster, as a CI gate
-  kubectl get deployments,pods,configmaps -A -o yaml > dump.yaml
+  kubectl get namespaces,serviceaccounts,limitranges,resourcequotas,priorityclasses,storageclasses,ingressclasses,runtimeclasses,customresourcedefinitions,deployments,pods,configmaps -A -o yaml > dump.yaml
   admit audit -f dump.yaml --webhooks proposed/ --baseline current/ --junit audit.xml
 
   # against the cluster itself: its configurations are the baseline
@@ -119,6 +123,7 @@ func (o *auditOptions) addFlags(cmd *cobra.Command) {
 	f.IntVar(&o.maxNewWarnings, "max-new-warnings", -1, "exit 1 when more writes than this get new warnings (-1: no limit)")
 	f.IntVar(&o.maxNewMutations, "max-new-mutations", -1, "exit 1 when more objects than this are newly mutated (-1: no limit)")
 	f.IntVar(&o.maxUnreviewed, "max-unreviewed", 0, "exit 2 when more writes than this cannot be reviewed (an unknown kind, an invalid object)")
+	f.Float64Var(&o.maxRefusedShare, "max-refused-share", audit.DefaultRefusedShare, "exit 2 when a larger share (0 to 1) of the audited writes is refused under both the baseline and the proposal: their answer under the proposal is unknown (-1: no limit)")
 	f.IntVar(&o.limit, "limit", 200, "list at most this many objects, the worst first (the counts are always whole)")
 	f.IntVar(&o.batchSize, "batch-size", 500, "objects read and admitted at a time: what is held in memory")
 	f.IntVar(&o.concurrency, "concurrency", 16, "admissions run at once under each configuration")
@@ -167,6 +172,9 @@ func (o *auditOptions) check(cmd *cobra.Command) error {
 		if v < -1 {
 			return fmt.Errorf("%s %d: give a count, or -1 for no limit", name, v)
 		}
+	}
+	if s := o.maxRefusedShare; s != -1 && (s < 0 || s > 1) {
+		return fmt.Errorf("--max-refused-share %g: give a share from 0 to 1, or -1 for no limit", s)
 	}
 	stdin := 0
 	for _, paths := range [][]string{o.files, o.session.webhooks, o.baseline, o.session.cluster, o.session.crds} {

@@ -163,7 +163,8 @@ func (o *auditOptions) showProgress(opts *audit.Options) (stop func()) {
 
 // finish writes the report in every form asked for and returns the exit code.
 func (o *auditOptions) finish(streams Streams, report *audit.Report) error {
-	verdict := report.Check(audit.Thresholds{NewDenials: o.maxNewDenials, NewFailures: o.maxNewFailures, NewWarnings: o.maxNewWarnings, NewMutations: o.maxNewMutations, Unreviewed: o.maxUnreviewed})
+	verdict := report.Check(audit.Thresholds{NewDenials: o.maxNewDenials, NewFailures: o.maxNewFailures, NewWarnings: o.maxNewWarnings, NewMutations: o.maxNewMutations,
+		Unreviewed: o.maxUnreviewed, RefusedShare: o.maxRefusedShare})
 	var err error
 	if o.output == outputText {
 		err = report.WriteText(streams.Out)

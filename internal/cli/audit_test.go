@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -152,7 +153,7 @@ func TestAuditDump(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &report); err != nil {
 		t.Fatal(err)
 	}
-	wantTotals := audit.Totals{Read: 10, Audited: 7, Unaffected: 2, Skipped: 1, NewlyDenied: 2, NewlyFailing: 1, NewlyMutated: 1, NewlyWarned: 1}
+	wantTotals := audit.Totals{Read: 10, Audited: 7, Unaffected: 2, Skipped: 1, NewlyDenied: 2, NewlyFailing: 1, NewlyMutated: 1, NewlyWarned: 1, RefusedByBoth: 1}
 	if diff := cmp.Diff(wantTotals, report.Totals); diff != "" {
 		t.Errorf("totals (-want +got):\n%s", diff)
 	}
@@ -215,7 +216,7 @@ func TestAuditText(t *testing.T) {
 		"  FAILING  UPDATE Deployment ops/small",
 		"(failurePolicy Ignore: admitted without it)",
 		"             add /metadata/labels: {\"owner\":\"platform\"}",
-		"10 writes read, 7 audited (2 unaffected by the changes, 1 skipped): 2 newly denied, 1 newly failing, 1 newly mutated, 1 newly warned, 0 newly allowed, 0 not reviewed",
+		"10 writes read, 7 audited (2 unaffected by the changes, 1 skipped): 2 newly denied, 1 newly failing, 1 newly mutated, 1 newly warned, 0 newly allowed, 1 refused by both, 0 not reviewed",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the text report lacks %q:\n%s", want, stdout)
@@ -427,5 +428,49 @@ func TestAuditRefusesIncompleteDumps(t *testing.T) {
 				t.Errorf("admit review: exit %d, stderr %q; want 2 and %q", rcode, rerr.String(), tt.want)
 			}
 		})
+	}
+}
+
+// Writes that the baseline refuses as well as the proposal say nothing of the proposal: created
+// again from a dump without their ServiceAccounts (kubectl get pods -A), pods are refused under
+// both. The report says how many and why, and a large share of them is not a pass.
+func TestAuditRefusedByBoth(t *testing.T) {
+	f := newAuditFixture(t)
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nkind: Namespace\nmetadata: {name: shop, labels: {tier: team}}\n")
+	for _, name := range []string{"a", "b", "c"} {
+		fmt.Fprintf(&b, "---\napiVersion: v1\nkind: Pod\nmetadata: {name: %s, namespace: shop}\nspec: {serviceAccountName: builder, containers: [{name: c, image: nginx}]}\n", name)
+	}
+	dump := filepath.Join(f.dir, "pods.yaml")
+	if err := os.WriteFile(dump, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runAudit(t, context.Background(), "-f", dump, "--webhooks", f.proposal, "--operation", "CREATE")
+	if code != ExitBadInput {
+		t.Fatalf("exit %d, want 2\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		"Refused under both (admission stops before the proposal: its answer is unknown):",
+		`3× admission plugin ServiceAccount: pods "<name>" is forbidden: error looking up service account shop/builder: serviceaccount "builder" not found`,
+		"3 refused by both",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if want := "3 of 3 audited writes (100%) are refused under both the baseline and the proposal"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+	// Told to accept them, the audit passes: nothing it could see is new.
+	if _, _, code := runAudit(t, context.Background(), "-f", dump, "--webhooks", f.proposal, "--operation", "CREATE", "--max-refused-share", "-1"); code != ExitOK {
+		t.Errorf("--max-refused-share -1: exit %d, want 0", code)
+	}
+	// With the ServiceAccount given, the proposal's answer is known: its webhook denies.
+	account := filepath.Join(f.dir, "account.yaml")
+	if err := os.WriteFile(account, []byte("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: builder, namespace: shop}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if stdout, _, code := runAudit(t, context.Background(), "-f", dump, "--webhooks", f.proposal, "--operation", "CREATE", "--cluster", account); code != ExitRejected || !strings.Contains(stdout, "3 newly denied") {
+		t.Errorf("with the ServiceAccount: exit %d, want 1 and 3 newly denied\n%s", code, stdout)
 	}
 }

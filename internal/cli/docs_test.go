@@ -5,9 +5,12 @@ import (
 	"context"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/admitkit/admit/resources"
 )
 
 // docExample is a console block of a document: a command, the output it prints, the exit code.
@@ -134,6 +137,25 @@ func TestDeployingNamesEveryOverlay(t *testing.T) {
 	for _, o := range overlays {
 		if !strings.Contains(page, "`"+o+"`") {
 			t.Errorf("docs/deploying.md does not name the overlay %s", o)
+		}
+	}
+}
+
+// docs/audit.md's dump command captures every kind admission reads of a cluster: without them a
+// write is refused under the baseline and the proposal alike.
+func TestAuditDumpCommandCapturesTheState(t *testing.T) {
+	data, err := os.ReadFile("../../docs/audit.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	command := regexp.MustCompile(`(?m)^kubectl get (\S+) -A -o yaml > dump\.yaml$`).FindSubmatch(data)
+	if command == nil {
+		t.Fatal("docs/audit.md has no `kubectl get ... -A -o yaml > dump.yaml` command")
+	}
+	got := strings.Split(string(command[1]), ",")
+	for _, k := range append(resources.StateKinds(), resources.StateKind{Resource: "customresourcedefinitions"}) {
+		if !slices.Contains(got, k.Resource) {
+			t.Errorf("docs/audit.md's dump command lacks %s", k.Resource)
 		}
 	}
 }
