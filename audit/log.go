@@ -40,7 +40,9 @@ func (l *Log) Scan(ctx context.Context, opts ScanOptions) (Scan, error) {
 		gk := kind.GroupKind()
 		return err == nil && (resources.IsState(gk) || resources.IsCRD(gk))
 	}, false)
+	events := 0
 	err = eachEvent(l.Path, func(line int, ev *event) error {
+		events++
 		if !ev.isWrite() {
 			return nil
 		}
@@ -55,6 +57,14 @@ func (l *Log) Scan(ctx context.Context, opts ScanOptions) (Scan, error) {
 	})
 	if err != nil {
 		return Scan{}, err
+	}
+	// A log with nothing to replay is most often the wrong file, or a rotated one: an audit of
+	// nothing must not pass for an audit of last week.
+	switch {
+	case events == 0:
+		return Scan{}, fmt.Errorf("%s holds no audit events", l.Path)
+	case out.Writes == 0:
+		return Scan{}, fmt.Errorf("%s: no write to replay among its %s (a create, update, patch or delete at stage ResponseComplete)", l.Path, words.Plural(events, "event", "events"))
 	}
 	for _, data := range state.stored {
 		if obj := eventObject(data); obj != nil {

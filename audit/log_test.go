@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,5 +93,24 @@ func TestReplayWritesWithoutObjects(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, skips); diff != "" {
 		t.Errorf("skipped writes (-want +got):\n%s", diff)
+	}
+}
+
+// A log with nothing to replay is an error, not an audit of nothing.
+func TestLogWithNothingToReplay(t *testing.T) {
+	dir := t.TempDir()
+	for name, tt := range map[string]struct{ content, want string }{
+		"empty.log": {"", "empty.log holds no audit events"},
+		"reads.log": {`{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Request","stage":"ResponseComplete","verb":"get","requestURI":"/api/v1/namespaces/shop/configmaps/a","user":{"username":"alice"},"objectRef":{"resource":"configmaps","namespace":"shop","name":"a","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":200}}` + "\n",
+			"reads.log: no write to replay among its 1 event"},
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(tt.content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := (&Log{Path: path}).Scan(context.Background(), ScanOptions{})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want an error holding %q", name, err, tt.want)
+		}
 	}
 }
