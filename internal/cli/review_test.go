@@ -472,3 +472,62 @@ func TestReviewPoliciesAmongObjects(t *testing.T) {
 		t.Errorf("stderr %q does not contain %q", errOut.String(), want)
 	}
 }
+
+// --summary says which objects were admitted without a webhook's answer: a webhook that fails
+// open leaves the object admitted, and its one line must not read as a clean admission.
+func TestReviewSummaryShowsFailedOpen(t *testing.T) {
+	dir := t.TempDir()
+	hooks := filepath.Join(dir, "hooks.yaml")
+	// Nothing listens on port 1 of loopback: every call fails, and failurePolicy Ignore admits.
+	if err := os.WriteFile(hooks, []byte(`apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: down}
+webhooks:
+- name: down.example.com
+  clientConfig: {url: "https://127.0.0.1:1/validate"}
+  rules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}]
+  failurePolicy: Ignore
+  sideEffects: None
+  admissionReviewVersions: [v1]
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	object := filepath.Join(dir, "cm.yaml")
+	if err := os.WriteFile(object, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	code := Run(context.Background(), []string{"review", "-f", object, "--webhooks", hooks, "--summary", "--color", "never"}, Streams{In: strings.NewReader(""), Out: &out, Err: &errOut})
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+	for _, want := range []string{"1 webhook failed open: down.example.com: failed calling webhook", "1 object: 1 admitted (0 with warnings, 1 with webhooks that failed open), 0 rejected"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the summary lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// A kustomize base is kustomize's input, not what is applied: admit review refuses its files
+// with the command that builds them, as lint and audit do, instead of reviewing placeholders.
+func TestReviewRefusesKustomizeBases(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"base/kustomization.yaml": "namespace: shop\nnamePrefix: prod-\nresources: [settings.yaml]\n",
+		"base/settings.yaml":      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n",
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errOut bytes.Buffer
+	code := Run(context.Background(), []string{"review", "-R", "-f", dir}, Streams{In: strings.NewReader(""), Out: &out, Err: &errOut})
+	want := filepath.Join(dir, "base") + ` holds kustomize's input, not what is applied: kustomize build renames the objects (namePrefix "prod-", nameSuffix ""); give what kustomize builds from the overlay you apply: kustomize build OVERLAY | admit review -f -`
+	if code != ExitBadInput || !strings.Contains(errOut.String(), want) || out.Len() > 0 {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 2 and %q", code, out.String(), errOut.String(), want)
+	}
+}
