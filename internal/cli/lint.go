@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/admitkit/admit/config"
+	"github.com/admitkit/admit/internal/words"
 	"github.com/admitkit/admit/lint"
 	"github.com/admitkit/admit/lint/cluster"
 	"github.com/admitkit/admit/lint/policycheck"
@@ -174,6 +175,12 @@ func (o *lintOptions) run(ctx context.Context, streams Streams, paths []string) 
 			}
 			fmt.Fprintln(streams.Err, "admit: the inputs above were not linted; the others were")
 		}
+		if len(set.Mutating)+len(set.Validating) == 0 && !policycheck.HasPolicies(set) {
+			// Pointed at the wrong folder, a clean report would pass a CI job.
+			fmt.Fprintf(streams.Err, "admit: nothing to lint: %s hold no webhook configuration or admission policy among %s\n",
+				strings.Join(paths, ", "), words.Plural(objectCount(set), "object", "objects"))
+			return &exitError{code: ExitBadInput, err: errors.New("")}
+		}
 		return o.lint(streams, set, opts, threshold, loadErrs)
 	default:
 		return badInput(errors.New(`nothing to lint: give files, directories or "-" (standard input), or --kubeconfig`))
@@ -188,6 +195,11 @@ func (o *lintOptions) lint(streams Streams, set *config.Set, opts lint.Options, 
 	if len(set.Mutating) == 0 && len(set.Validating) == 0 && !policies {
 		fmt.Fprintln(streams.Err, "admit: warning: no webhook configurations or admission policies found")
 	}
+	return o.runRules(streams, set, opts, threshold, loadErrs, policies)
+}
+
+// runRules runs the rules on set and prints the report (see lint).
+func (o *lintOptions) runRules(streams Streams, set *config.Set, opts lint.Options, threshold lint.Severity, loadErrs []error, policies bool) error {
 	if policies {
 		checker, err := policycheck.New(set)
 		if err != nil {

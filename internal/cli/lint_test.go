@@ -528,3 +528,17 @@ func TestLintRefusesUnbuiltKustomizeBases(t *testing.T) {
 		})
 	}
 }
+
+// A folder of ordinary objects holds nothing to lint: bad input, not "No findings" — pointed at
+// the wrong folder, a clean report would pass a CI job.
+func TestLintRefusesNothingToLint(t *testing.T) {
+	dir := t.TempDir()
+	writeLintInput(t, filepath.Join(dir, "app.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: b}\n")
+	for _, output := range []string{"text", "sarif"} {
+		code, stdout, stderr := runLint(t, "", "-o", output, dir)
+		want := "admit: nothing to lint: " + dir + " hold no webhook configuration or admission policy among 2 objects"
+		if code != ExitBadInput || stdout != "" || !strings.Contains(stderr, want) {
+			t.Errorf("-o %s: exit %d, stdout %q, stderr %q; want 2, nothing, and %q", output, code, stdout, stderr, want)
+		}
+	}
+}
