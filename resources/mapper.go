@@ -181,21 +181,55 @@ func (m *Mapper) ResourceFor(gvk schema.GroupVersionKind) (Resource, error) {
 	if e, ok := m.byKind[gvk]; ok {
 		return e.clone(), nil
 	}
-	err := &NotFoundError{Kind: gvk}
+	err := &NotFoundError{Kind: gvk, UnknownGroup: true}
+	// A typo is a character or two off in a long name, one in a short name.
+	near, nearDistance := "", max(1, len(gvk.Kind)/4)+1
 	for _, e := range m.entries {
 		if !e.served || e.Kind.Group != gvk.Group {
 			continue
 		}
+		err.UnknownGroup = false
 		if e.Kind.Kind == gvk.Kind {
 			// The kind in other versions: name them in the order the apiserver prefers.
 			err.hint = m.servedVersionsHint(e.GVR.GroupResource())
-			break
+			return Resource{}, err
 		}
 		if strings.EqualFold(e.Kind.Kind, gvk.Kind) && e.Kind.Version == gvk.Version {
 			err.hint = fmt.Sprintf("kinds are case-sensitive: did you mean %q?", e.Kind.Kind)
 		}
+		if d := editDistance(strings.ToLower(e.Kind.Kind), strings.ToLower(gvk.Kind), nearDistance); d < nearDistance {
+			near, nearDistance = e.Kind.Kind+" ("+e.Kind.GroupVersion().String()+")", d
+		}
+	}
+	if err.hint == "" && near != "" {
+		err.hint = "did you mean " + near + "?"
 	}
 	return Resource{}, err
+}
+
+// editDistance is the Levenshtein distance of a and b, or limit when it is limit or more: close
+// enough to be a typo, or not.
+func editDistance(a, b string, limit int) int {
+	if d := len(a) - len(b); d >= limit || -d >= limit {
+		return limit
+	}
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return min(prev[len(b)], limit)
 }
 
 // KindFor returns the kind registered for resource gvr, or for its subresource when subresource

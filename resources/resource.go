@@ -84,6 +84,9 @@ type NotFoundError struct {
 	// NotServed is true when the version exists (a version a CustomResourceDefinition lists
 	// with served: false) but clients cannot use it.
 	NotServed bool
+	// UnknownGroup is true when a kind was looked up in a group the Mapper serves nothing of:
+	// a custom kind, most likely, whose CustomResourceDefinition it was not given.
+	UnknownGroup bool
 
 	// hint says what the Mapper does know nearby, e.g. the versions a resource is served in.
 	hint string

@@ -33,6 +33,8 @@ type Entry struct {
 	Namespace string                `json:"namespace,omitempty"`
 	Name      string                `json:"name,omitempty"`
 	Error     string                `json:"error,omitempty"`
+	// Skipped says why the object was not reviewed, and it is no error (Config.SkipMissingCRDs).
+	Skipped string `json:"skipped,omitempty"`
 	*engine.Result
 }
 
@@ -51,6 +53,7 @@ func ListOf(outcomes []*Outcome) List {
 		if r.Err != nil {
 			e.Error = r.Err.Error()
 		}
+		e.Skipped = r.Skipped
 		out.Items[i] = e
 	}
 	return out

@@ -2,6 +2,7 @@ package review
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"strings"
@@ -37,6 +38,11 @@ type Write struct {
 	Namespace         string
 	NamespaceRequired bool
 }
+
+// missingCRDError is an object of a custom kind whose CustomResourceDefinition is not known.
+type missingCRDError struct{ error }
+
+func (e *missingCRDError) Unwrap() error { return e.error }
 
 // resolved is an input with its kind's resource and namespace, checked to decode as its kind.
 type resolved struct {
@@ -103,7 +109,12 @@ func (s *Session) Requests(objects, olds []Input, w Write) ([]*Outcome, error) {
 			continue
 		}
 		obj, err := s.resolve(in, w)
-		if err != nil {
+		var missing *missingCRDError
+		switch {
+		case errors.As(err, &missing) && s.cfg.SkipMissingCRDs:
+			o.Skipped = strings.TrimPrefix(missing.Error(), in.Source+": ")
+			continue
+		case err != nil:
 			o.Err = err
 			continue
 		}
@@ -135,7 +146,12 @@ func (s *Session) resolve(in Input, w Write) (*resolved, error) {
 	}
 	res, err := s.mapper.ResourceFor(gvk)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w (custom kinds need %s)", source, err, s.cfg.Terms.CRDs)
+		var notFound *resources.NotFoundError
+		if errors.As(err, &notFound) && notFound.UnknownGroup {
+			// A group nothing serves: a custom kind, whose CRD was not given.
+			return nil, &missingCRDError{fmt.Errorf("%s: %w (custom kinds need %s)", source, err, s.cfg.Terms.CRDs)}
+		}
+		return nil, fmt.Errorf("%s: %w", source, err)
 	}
 	namespace := obj.GetNamespace()
 	switch {

@@ -43,6 +43,10 @@ type Config struct {
 	// CompleteState says Cluster and Live are the whole cluster: a namespace they do not have does
 	// not exist (the apiserver answers 404) rather than being assumed.
 	CompleteState bool
+	// SkipMissingCRDs skips the objects of custom kinds whose CustomResourceDefinition is not
+	// known (Outcome.Skipped says so), as kubeconform's -ignore-missing-schemas does, instead of
+	// failing them.
+	SkipMissingCRDs bool
 	// WebhooksOnly calls the webhooks with the objects as given and as patched, without
 	// kube-apiserver's decoding, defaults, built-in plugins and registry (package chain).
 	WebhooksOnly bool
@@ -197,6 +201,9 @@ type Outcome struct {
 	Result *engine.Result
 	// Err is why the object could not be reviewed: the input's problem, or a malformed request.
 	Err error
+	// Skipped, when set, says why the object was not reviewed and it is no error:
+	// Config.SkipMissingCRDs and a custom kind without its CustomResourceDefinition.
+	Skipped string
 	// Took is how long the admission took.
 	Took time.Duration
 }

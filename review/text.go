@@ -246,7 +246,7 @@ func detail(h engine.Row) string {
 
 // WriteTexts writes each object's review under a heading naming it, then a summary line.
 func WriteTexts(w io.Writer, outcomes []*Outcome, opts TextOptions) error {
-	admitted, rejected, failed := 0, 0, 0
+	var c counts
 	for i, r := range outcomes {
 		if i > 0 {
 			fmt.Fprintln(w)
@@ -256,26 +256,63 @@ func WriteTexts(w io.Writer, outcomes []*Outcome, opts TextOptions) error {
 			heading = fmt.Sprintf("%s %s %s (%s)", r.Request.Operation, r.Request.Kind.Kind, qualifiedName(r), r.Source)
 		}
 		fmt.Fprintf(w, "=== %s\n", heading)
-		if r.Err != nil {
-			failed++
+		c.add(r)
+		switch {
+		case r.Err != nil:
 			fmt.Fprintf(w, "NOT REVIEWED: %v\n", r.Err)
-			continue
-		}
-		if r.Result.Allowed {
-			admitted++
-		} else {
-			rejected++
-		}
-		if err := r.WriteText(w, opts); err != nil {
-			return err
+		case r.Skipped != "":
+			fmt.Fprintf(w, "SKIPPED: %s\n", r.Skipped)
+		default:
+			if err := r.WriteText(w, opts); err != nil {
+				return err
+			}
 		}
 	}
-	summary := fmt.Sprintf("%s: %d admitted, %d rejected", words.Plural(len(outcomes), "object", "objects"), admitted, rejected)
-	if failed > 0 {
-		summary += fmt.Sprintf(", %d not reviewed", failed)
-	}
-	_, err := fmt.Fprintf(w, "\n%s\n", summary)
+	_, err := fmt.Fprintf(w, "\n%s\n", c.String(len(outcomes), false))
 	return err
+}
+
+// counts are the decisions of several reviews.
+type counts struct{ admitted, rejected, failed, skipped, warned, open int }
+
+func (c *counts) add(r *Outcome) {
+	switch {
+	case r.Err != nil:
+		c.failed++
+	case r.Skipped != "":
+		c.skipped++
+	case r.Result.Allowed:
+		c.admitted++
+		if len(r.Result.Warnings) > 0 {
+			c.warned++
+		}
+		if len(failedOpen(r.Result)) > 0 {
+			c.open++
+		}
+	default:
+		c.rejected++
+	}
+}
+
+// String is the summary line of n reviews; detailed adds the admissions with warnings and with
+// webhooks that failed open.
+func (c counts) String(n int, detailed bool) string {
+	summary := fmt.Sprintf("%s: %d admitted", words.Plural(n, "object", "objects"), c.admitted)
+	if detailed {
+		summary += fmt.Sprintf(" (%d with warnings", c.warned)
+		if c.open > 0 {
+			summary += fmt.Sprintf(", %d with webhooks that failed open", c.open)
+		}
+		summary += ")"
+	}
+	summary += fmt.Sprintf(", %d rejected", c.rejected)
+	if c.skipped > 0 {
+		summary += fmt.Sprintf(", %d skipped", c.skipped)
+	}
+	if c.failed > 0 {
+		summary += fmt.Sprintf(", %d not reviewed", c.failed)
+	}
+	return summary
 }
 
 // qualifiedName is namespace/name, or the name of a cluster-scoped object.
@@ -288,52 +325,47 @@ func qualifiedName(r *Outcome) string {
 }
 
 // WriteSummary writes one line per object — the decision, the object, and why it was
-// rejected, failed open or was not reviewed — then the totals: what a large input needs to be
-// read.
+// rejected, failed open, skipped or not reviewed — then the totals: what a large input needs to
+// be read.
 func WriteSummary(w io.Writer, outcomes []*Outcome, opts TextOptions) error {
-	paint := opts.paint
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "DECISION\tOPERATION\tOBJECT\tSOURCE\tDETAIL")
-	admitted, rejected, failed, warned, open := 0, 0, 0, 0, 0
+	var c counts
 	for _, r := range outcomes {
-		switch {
-		case r.Err != nil:
-			failed++
-			object := ""
-			if r.Object != nil {
-				object = r.Object.GetKind() + " " + r.Object.GetName()
-			}
-			fmt.Fprintf(tw, "%s\t\t%s\t%s\t%s\n", paint(ansiBold+ansiRed, "NOT REVIEWED"), object, r.Source, words.OneLine(r.Err.Error()))
-		case r.Result.Allowed:
-			admitted++
-			detail := ""
-			if n := len(r.Result.Warnings); n > 0 {
-				warned++
-				detail = words.Plural(n, "warning", "warnings") + ": " + words.OneLine(r.Result.Warnings[0])
-			}
-			if rows := failedOpen(r.Result); len(rows) > 0 {
-				// Admitted without a webhook's answer: what a reader of one line must see first.
-				open++
-				detail = fmt.Sprintf("%s failed open: %s: %s", words.Plural(len(rows), "webhook", "webhooks"), rows[0].Name, words.OneLine(rows[0].Reason))
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%s\n", paint(ansiGreen, "admitted"), r.Request.Operation, r.Request.Kind.Kind, qualifiedName(r), r.Source, detail)
-		default:
-			rejected++
-			fmt.Fprintf(tw, "%s\t%s\t%s %s\t%s\t%d %s\n", paint(ansiBold+ansiRed, "REJECTED"), r.Request.Operation, r.Request.Kind.Kind, qualifiedName(r), r.Source,
-				r.Result.Status.Code, words.OneLine(r.Result.Status.Message))
-		}
+		c.add(r)
+		fmt.Fprintln(tw, summaryLine(r, opts.paint))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	summary := fmt.Sprintf("%s: %d admitted (%d with warnings", words.Plural(len(outcomes), "object", "objects"), admitted, warned)
-	if open > 0 {
-		summary += fmt.Sprintf(", %d with webhooks that failed open", open)
-	}
-	summary += fmt.Sprintf("), %d rejected", rejected)
-	if failed > 0 {
-		summary += fmt.Sprintf(", %d not reviewed", failed)
-	}
-	_, err := fmt.Fprintf(w, "\n%s\n", summary)
+	_, err := fmt.Fprintf(w, "\n%s\n", c.String(len(outcomes), true))
 	return err
+}
+
+// summaryLine is one object's line of a summary, its columns separated by tabs.
+func summaryLine(r *Outcome, paint func(code, s string) string) string {
+	if r.Err != nil || r.Skipped != "" {
+		object := ""
+		if r.Object != nil {
+			object = r.Object.GetKind() + " " + r.Object.GetName()
+		}
+		if r.Err != nil {
+			return fmt.Sprintf("%s\t\t%s\t%s\t%s", paint(ansiBold+ansiRed, "NOT REVIEWED"), object, r.Source, words.OneLine(r.Err.Error()))
+		}
+		return fmt.Sprintf("%s\t\t%s\t%s\t%s", "skipped", object, r.Source, words.OneLine(r.Skipped))
+	}
+	object := r.Request.Kind.Kind + " " + qualifiedName(r)
+	if !r.Result.Allowed {
+		return fmt.Sprintf("%s\t%s\t%s\t%s\t%d %s", paint(ansiBold+ansiRed, "REJECTED"), r.Request.Operation, object, r.Source,
+			r.Result.Status.Code, words.OneLine(r.Result.Status.Message))
+	}
+	detail := ""
+	if n := len(r.Result.Warnings); n > 0 {
+		detail = words.Plural(n, "warning", "warnings") + ": " + words.OneLine(r.Result.Warnings[0])
+	}
+	if rows := failedOpen(r.Result); len(rows) > 0 {
+		// Admitted without a webhook's answer: what a reader of one line must see first.
+		detail = fmt.Sprintf("%s failed open: %s: %s", words.Plural(len(rows), "webhook", "webhooks"), rows[0].Name, words.OneLine(rows[0].Reason))
+	}
+	return fmt.Sprintf("%s\t%s\t%s\t%s\t%s", paint(ansiGreen, "admitted"), r.Request.Operation, object, r.Source, detail)
 }

@@ -58,6 +58,7 @@ type reviewOptions struct {
 	admissionConfigFile string
 	maxRequestBodyBytes int64
 	completeState       bool
+	skipMissingCRDs     bool
 	// progress reports how far a long run is, on a terminal; nil for none.
 	progress io.Writer
 }
@@ -145,6 +146,7 @@ func (o *reviewOptions) addFlags(cmd *cobra.Command) {
 	f.BoolVar(&o.summary, "summary", false, "print one line per object and the totals instead of each object's steps")
 	onceStringVar(f, &o.kubeconfig, "kubeconfig", "", "read the cluster state from this cluster (read-only, never Secrets): its Namespaces, PriorityClasses, Storage/Ingress/RuntimeClasses, CRDs, and the ServiceAccounts, LimitRanges and ResourceQuotas of the reviewed objects' namespaces")
 	f.BoolVar(&o.completeState, "complete-state", false, "the cluster state given (--cluster, --namespaces) is the whole cluster: an object in a namespace it does not have gets the apiserver's 404, as with --kubeconfig, instead of the namespace being assumed")
+	f.BoolVar(&o.skipMissingCRDs, "skip-missing-crds", false, "skip the objects of custom kinds whose CustomResourceDefinition is not given (listed as skipped), as kubeconform's -ignore-missing-schemas, instead of failing them")
 	f.BoolVar(&o.onlyHooks, "webhooks-only", false, "call the webhooks with the objects as given and as patched, without kube-apiserver's decoding, defaulting, built-in admission plugins and preparation")
 	for _, alias := range []string{"user", "group", "timeout"} {
 		// The first names of these flags, kept for the scripts that use them.
@@ -248,7 +250,7 @@ func showProgress(w io.Writer, total int, session *review.Session) (stop func())
 // assumed says what the chain assumed of the cluster.
 func (o *reviewOptions) report(streams Streams, outcomes []*review.Outcome, assumed []string) error {
 	text := review.TextOptions{Color: useColor(o.color, streams.Out), Verbose: o.verbose}
-	if len(outcomes) == 1 && !o.list && !o.summary {
+	if len(outcomes) == 1 && !o.list && !o.summary && outcomes[0].Skipped == "" {
 		r := outcomes[0]
 		if r.Err != nil {
 			return badInput(r.Err)
@@ -300,6 +302,7 @@ func exitOf(streams Streams, outcomes []*review.Outcome) error {
 		case r.Err != nil:
 			fmt.Fprintf(streams.Err, "admit: %v\n", r.Err)
 			code = ExitBadInput
+		case r.Skipped != "":
 		case !r.Result.Allowed && code == ExitOK:
 			code = ExitRejected
 		}

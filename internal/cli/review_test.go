@@ -159,7 +159,7 @@ func TestReviewBadInput(t *testing.T) {
 	}{
 		{"missing file", []string{"review", "-f", filepath.Join(dir, "nope.yaml")}, "no such file or directory"},
 		{"bad YAML", []string{"review", "-f", write("bad.yaml", "apiVersion: v1\nkind: Pod\nmetadata: [\n")}, "bad.yaml:"},
-		{"unknown kind", []string{"review", "-f", write("foo.yaml", "apiVersion: v1\nkind: Foo\nmetadata: {name: x}\n")}, `no resource for kind "Foo" in group "" version "v1" (custom kinds need --crds)`},
+		{"unknown kind", []string{"review", "-f", write("foo.yaml", "apiVersion: v1\nkind: Foo\nmetadata: {name: x}\n")}, `no resource for kind "Foo" in group "" version "v1"` + "\n"},
 		{"no objects", []string{"review", "-f", write("empty.yaml", "# nothing\n")}, "empty.yaml holds no objects"},
 		{"no files", []string{"review"}, "nothing to review"},
 		{"empty directory", []string{"review", "-f", t.TempDir()}, ": no *.yaml, *.yml or *.json files in it\n"},
@@ -529,5 +529,44 @@ func TestReviewRefusesKustomizeBases(t *testing.T) {
 	want := filepath.Join(dir, "base") + ` holds kustomize's input, not what is applied: kustomize build renames the objects (namePrefix "prod-", nameSuffix ""); give what kustomize builds from the overlay you apply: kustomize build OVERLAY | admit review -f -`
 	if code != ExitBadInput || !strings.Contains(errOut.String(), want) || out.Len() > 0 {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 2 and %q", code, out.String(), errOut.String(), want)
+	}
+}
+
+// A kind nothing serves gets what is likely said: a typo's near kind, a removed version's
+// served one, a custom kind's CRD. --skip-missing-crds skips custom kinds without their CRD,
+// counted and listed, as kubeconform skips kinds without a schema; typos stay errors.
+func TestReviewUnknownKinds(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	typo := write("typo.yaml", "apiVersion: v1\nkind: ConfigMapp\nmetadata: {name: a}\n")
+	removed := write("removed.yaml", "apiVersion: apps/v2\nkind: Deployment\nmetadata: {name: b}\n")
+	custom := write("custom.yaml", "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: c}\n")
+	good := write("good.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: d, labels: {team: a}}\n")
+	run := func(args ...string) (int, string, string) {
+		var out, errOut bytes.Buffer
+		code := Run(context.Background(), append([]string{"review", "--color", "never"}, args...), Streams{In: strings.NewReader(""), Out: &out, Err: &errOut})
+		return code, out.String(), errOut.String()
+	}
+	for _, tt := range []struct{ file, want string }{
+		{typo, typo + `:1: no resource for kind "ConfigMapp" in group "" version "v1" (did you mean ConfigMap (v1)?)`},
+		{removed, removed + `:1: no resource for kind "Deployment" in group "apps" version "v2" (served in version v1)`},
+		{custom, custom + `:1: no resource for kind "Widget" in group "example.com" version "v1" (custom kinds need --crds)`},
+	} {
+		if code, _, stderr := run("-f", tt.file); code != ExitBadInput || !strings.Contains(stderr, tt.want) {
+			t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tt.want)
+		}
+	}
+	code, stdout, _ := run("-f", custom, "-f", good, "--skip-missing-crds", "--summary")
+	if code != ExitOK || !strings.Contains(stdout, "skipped") || !strings.Contains(stdout, "2 objects: 1 admitted (0 with warnings), 0 rejected, 1 skipped") {
+		t.Errorf("--skip-missing-crds: exit %d\n%s", code, stdout)
+	}
+	if code, _, stderr := run("-f", typo, "--skip-missing-crds"); code != ExitBadInput || !strings.Contains(stderr, "did you mean ConfigMap") {
+		t.Errorf("--skip-missing-crds on a typo: exit %d, stderr %q; want 2", code, stderr)
 	}
 }

@@ -77,7 +77,7 @@ func (o *reviewOptions) baseConfig(caBundle []byte) (review.Config, error) {
 		}
 	}
 	return review.Config{
-		WebhooksOnly: o.onlyHooks, CompleteState: o.completeState || o.kubeconfig != "",
+		WebhooksOnly: o.onlyHooks, CompleteState: o.completeState || o.kubeconfig != "", SkipMissingCRDs: o.skipMissingCRDs,
 		FieldManager: o.fieldManager, ServiceResolver: services.Resolve, Timeout: o.timeout, DefaultCABundle: caBundle,
 		Terms: review.Terms{OldObjects: "--old", CRDs: "--crds", Resolve: "--resolve", ResolveDNS: "--resolve-dns"},
 		APIServer: review.APIServerOptions{
