@@ -35,6 +35,7 @@
 //	server.go  the file's server: variables, a throwaway CA, started, probed, stopped
 //	check.go   Check, Called, Outcomes, Rows: a result against a case's expectations
 //	object.go  the admitted object against expected fields and documents
+//	schema.go  absent expectations checked against the kind's schema: one naming no field fails
 //	update.go  Update, Encode, Files: expectations rewritten from results
 //	report.go  Report, CaseReport: what a run found
 //	gotest.go  RunT: a file's cases as Go subtests

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/admitkit/admit/manifest"
 )
 
 // document reads a mapping given inline or as a file holding one document; file is the file,
@@ -19,31 +21,9 @@ func (p *parser) document(n *yaml.Node, caseName, what, one string) (doc map[str
 	switch n.Kind {
 	case yaml.ScalarNode:
 		file = p.resolve(n.Value)
-		data, err := os.ReadFile(file)
-		if err != nil {
-			p.errorf(n, "case %q: %s: %v", caseName, what, err)
+		if value, ok = p.fileDocument(n, file, caseName, what, one); !ok {
 			return nil, "", false
 		}
-		var docs []any
-		dec := yaml.NewDecoder(strings.NewReader(string(data)))
-		for {
-			var doc any
-			if err := dec.Decode(&doc); err != nil {
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				p.errorf(n, "case %q: %s: %s", caseName, what, yamlError(file, err))
-				return nil, "", false
-			}
-			if doc != nil {
-				docs = append(docs, doc)
-			}
-		}
-		if len(docs) != 1 {
-			p.errorf(n, "case %q: %s: %s holds %d %s", caseName, what, file, len(docs), one)
-			return nil, "", false
-		}
-		value = docs[0]
 	case yaml.MappingNode:
 		if err := n.Decode(&value); err != nil {
 			p.errorf(n, "case %q: %s: %v", caseName, what, err)
@@ -55,20 +35,49 @@ func (p *parser) document(n *yaml.Node, caseName, what, one string) (doc map[str
 	}
 	doc, ok = value.(map[string]any)
 	if !ok {
-		p.errorf(n, "case %q: %s must be a mapping", caseName, what)
+		p.fileErrorf(n, "case %q: %s must be a mapping", caseName, what)
 	}
 	return doc, file, ok
 }
 
-// object reads a case's object: a file holding one object, or the object inline.
+// fileDocument reads the one document of a file a case names.
+func (p *parser) fileDocument(n *yaml.Node, file, caseName, what, one string) (any, bool) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		p.fileErrorf(n, "case %q: %s: %v", caseName, what, err)
+		return nil, false
+	}
+	var docs []any
+	dec := yaml.NewDecoder(strings.NewReader(string(data)))
+	for {
+		var doc any
+		if err := dec.Decode(&doc); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			p.fileErrorf(n, "case %q: %s: %s", caseName, what, yamlError(file, err))
+			return nil, false
+		}
+		if doc != nil {
+			docs = append(docs, doc)
+		}
+	}
+	if len(docs) != 1 {
+		p.fileErrorf(n, "case %q: %s: %s holds %d %s", caseName, what, file, len(docs), one)
+		return nil, false
+	}
+	return docs[0], true
+}
+
+// object reads a case's object: a file holding one object, read as every input is read (package
+// manifest), or the object inline.
 func (p *parser) object(n *yaml.Node, caseName, what string) (json.RawMessage, string) {
-	obj, file, ok := p.document(n, caseName, what, "objects; a case admits one")
+	if n.Kind == yaml.ScalarNode {
+		return p.objectFile(n, caseName, what)
+	}
+	obj, _, ok := p.document(n, caseName, what, "objects; a case admits one")
 	if !ok {
 		return nil, ""
-	}
-	source := fmt.Sprintf("%s:%d", p.path, n.Line)
-	if file != "" {
-		source = file
 	}
 	if obj["apiVersion"] == nil || obj["kind"] == nil {
 		p.errorf(n, "case %q: %s: not a Kubernetes object (apiVersion and kind are needed)", caseName, what)
@@ -79,7 +88,32 @@ func (p *parser) object(n *yaml.Node, caseName, what string) (json.RawMessage, s
 		p.errorf(n, "case %q: %s: %v", caseName, what, err)
 		return nil, ""
 	}
-	return data, source
+	return data, fmt.Sprintf("%s:%d", p.path, n.Line)
+}
+
+// objectFile reads a case's object from the file it names, which must hold one.
+func (p *parser) objectFile(n *yaml.Node, caseName, what string) (json.RawMessage, string) {
+	file := p.resolve(n.Value)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		p.fileErrorf(n, "case %q: %s: %v", caseName, what, err)
+		return nil, ""
+	}
+	objects, err := manifest.Parse(file, data)
+	switch {
+	case err != nil:
+		p.fileErrorf(n, "case %q: %s: %v", caseName, what, err)
+		return nil, ""
+	case len(objects) != 1:
+		p.fileErrorf(n, "case %q: %s: %s holds %d objects; a case admits one", caseName, what, file, len(objects))
+		return nil, ""
+	}
+	raw, err := json.Marshal(objects[0].Object.Object)
+	if err != nil {
+		p.fileErrorf(n, "case %q: %s: %v", caseName, what, err)
+		return nil, ""
+	}
+	return raw, file
 }
 
 func (p *parser) expect(n *yaml.Node, caseName string) Expect {

@@ -14,10 +14,26 @@ import (
 type parser struct {
 	path, dir string
 	errs      []error
+	// current is the case being read: the problems of the files it names are its own, so that
+	// one case's missing file does not keep the others from running.
+	current *Case
 }
 
 func (p *parser) errorf(n *yaml.Node, format string, args ...any) {
 	p.errs = append(p.errs, fmt.Errorf("%s:%d: %s", p.path, n.Line, fmt.Sprintf(format, args...)))
+}
+
+// fileErrorf records a problem of a file the current case names: the case's, when there is one.
+func (p *parser) fileErrorf(n *yaml.Node, format string, args ...any) {
+	if p.current == nil {
+		p.errorf(n, format, args...)
+		return
+	}
+	err := fmt.Sprintf("%s:%d: %s", p.path, n.Line, fmt.Sprintf(format, args...))
+	if p.current.Err != "" {
+		err = p.current.Err + "\n" + err
+	}
+	p.current.Err = err
 }
 
 // yamlLine finds the line in a YAML parser's message: "yaml: line 3: ...".

@@ -114,7 +114,7 @@ func (r *run) run(ctx context.Context) (err error) {
 	if err := session.Admit(ctx, slices.DeleteFunc(slices.Clone(outcomes), func(o *review.Outcome) bool { return o == nil })); err != nil {
 		return fmt.Errorf("%s: %w", r.suite.Path, err)
 	}
-	r.check(outcomes)
+	r.check(outcomes, newFieldSchemas(session.CRDs()))
 	if r.report.Updated {
 		if err := r.suite.write(); err != nil {
 			return err
@@ -219,8 +219,11 @@ func (r *run) config(ctx context.Context, resolve []string, caBundle []byte) (re
 func (r *run) objects() (objects, olds [][]review.Input, all []review.Input) {
 	objects, olds = make([][]review.Input, len(r.cases)), make([][]review.Input, len(r.cases))
 	for i, c := range r.cases {
-		cr := &CaseReport{Name: c.Name, Line: c.Line}
+		cr := &CaseReport{Name: c.Name, Line: c.Line, Error: c.Err}
 		r.report.Cases = append(r.report.Cases, cr)
+		if c.Err != "" {
+			continue
+		}
 		var err error
 		if objects[i], err = review.Parse(c.ObjectSource, c.Object); err == nil && c.Old != nil {
 			olds[i], err = review.Parse(c.OldSource, c.Old)
@@ -277,7 +280,7 @@ func (r *run) write(c *Case) review.Write {
 
 // check checks each admitted case against its expectations, and rewrites those of a failing
 // case with Options.Update.
-func (r *run) check(outcomes []*review.Outcome) {
+func (r *run) check(outcomes []*review.Outcome, schemas fieldSchemas) {
 	for i, c := range r.cases {
 		o, cr := outcomes[i], r.report.Cases[i]
 		if o == nil {
@@ -293,6 +296,11 @@ func (r *run) check(outcomes []*review.Outcome) {
 		cr.Warnings, cr.AuditAnnotations = o.Result.Warnings, o.Result.AuditAnnotations
 		if !allowed {
 			cr.Status = o.Result.Status
+		}
+		if err := schemas.vacuous(c.Expect, o.Result.Object); err != nil {
+			// The expectation cannot fail: the case is wrong, not the admission.
+			cr.Error = err.Error()
+			continue
 		}
 		cr.Failures = Check(c.Expect, o.Result)
 		cr.Passed = len(cr.Failures) == 0

@@ -69,6 +69,10 @@ type Case struct {
 	Expect                  Expect
 	// Line is the case's line in the file.
 	Line int
+	// Err is why the case cannot run, found when the files it names were read (a missing
+	// object file, one that holds two objects): the case's report says it, and the file's other
+	// cases run.
+	Err string
 
 	node *yaml.Node
 	// updated is the expect mapping Update wrote, nil until then.
@@ -232,6 +236,8 @@ func (p *parser) testCase(n *yaml.Node) *Case {
 		p.errorf(n, "a case needs a name")
 		return nil
 	}
+	p.current = c
+	defer func() { p.current = nil }()
 	switch c.Operation {
 	case "", "CREATE", "UPDATE", "DELETE", "CONNECT":
 	default:

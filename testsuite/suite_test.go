@@ -148,9 +148,7 @@ cases:
   exepct: {allowed: true}
 `,
 			want: []string{
-				`t.yaml:5: case "a": object: open`,
 				`t.yaml:8: case "a": operation "PATCH": use CREATE, UPDATE, DELETE or CONNECT`,
-				`t.yaml:9: case "a": object: ` + filepath.Join(dir, "two.yaml") + ` holds 2 objects; a case admits one`,
 				`t.yaml:10: case "a": expect.allowed: say whether the object must be admitted (true) or rejected (false)`,
 				`t.yaml:10: case "a": expect: give message or messageRegexp, not both`,
 				`t.yaml:10: case "a": expect.messageRegexp: error parsing regexp`,
@@ -189,5 +187,42 @@ cases:
 				}
 			}
 		})
+	}
+}
+
+// A case whose object file is missing, or holds two objects, cannot run: that is the case's
+// error, and the file's other cases still run.
+func TestCaseFileErrorsAreTheCases(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "two.yaml"), []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: b}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Parse(filepath.Join(dir, "t.yaml"), []byte(`apiVersion: admit.dev/v1alpha1
+kind: TestSuite
+cases:
+- name: missing
+  object: missing.yaml
+  expect: {allowed: true}
+- name: two
+  object: two.yaml
+  expect: {allowed: true}
+- name: fine
+  object: {apiVersion: v1, kind: Pod, metadata: {name: p}}
+  expect: {allowed: true}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range s.Cases {
+		got[c.Name] = strings.ReplaceAll(c.Err, dir+string(filepath.Separator), "")
+	}
+	want := map[string]string{
+		"missing": `t.yaml:5: case "missing": object: open missing.yaml: no such file or directory`,
+		"two":     `t.yaml:8: case "two": object: two.yaml holds 2 objects; a case admits one`,
+		"fine":    "",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the cases' errors (-want +got):\n%s", diff)
 	}
 }
