@@ -64,6 +64,8 @@ type Change struct {
 	Step
 	// What is "added", "changed" or "removed".
 	What string `json:"change"`
+	// Detail says what changed of a policy whose own spec did not: its bindings.
+	Detail string `json:"detail,omitempty"`
 	// rules are what the step can match, for the baseline's and the proposal's versions of it:
 	// an object none of them matches is admitted alike by both.
 	rules []admissionregistrationv1.RuleWithOperations
@@ -92,10 +94,12 @@ type changeList struct {
 	order  []Step
 }
 
-// spec is what a step is, for comparing, and the rules it matches with.
+// spec is what a step is, for comparing, and the rules it matches with; a policy's bindings
+// by name apart.
 type spec struct {
-	value any
-	rules []admissionregistrationv1.RuleWithOperations
+	value    any
+	rules    []admissionregistrationv1.RuleWithOperations
+	bindings map[string]any
 }
 
 func (c *changeList) note(k Step, what string, rules []admissionregistrationv1.RuleWithOperations) {
@@ -119,8 +123,11 @@ func (c *changeList) compare(before, after map[Step]spec) {
 		switch {
 		case !existed:
 			c.note(k, "added", after[k].rules)
-		case !reflect.DeepEqual(b.value, after[k].value):
+		case !reflect.DeepEqual(b.value, after[k].value) || !reflect.DeepEqual(b.bindings, after[k].bindings):
 			c.note(k, "changed", append(slices.Clone(b.rules), after[k].rules...))
+			if reflect.DeepEqual(b.value, after[k].value) {
+				c.byStep[k].Detail = bindingsChange(b.bindings, after[k].bindings)
+			}
 		}
 	}
 	for _, k := range sortedSteps(before) {
@@ -136,23 +143,22 @@ func webhookSpecs(a review.Admission) map[Step]spec {
 	for _, c := range a.Mutating {
 		for _, w := range c.Webhooks {
 			w.ClientConfig.CABundle = nil
-			out[Step{Type: engine.TypeMutatingWebhook, Configuration: c.Name, Name: w.Name}] = spec{w, w.Rules}
+			out[Step{Type: engine.TypeMutatingWebhook, Configuration: c.Name, Name: w.Name}] = spec{value: w, rules: w.Rules}
 		}
 	}
 	for _, c := range a.Validating {
 		for _, w := range c.Webhooks {
 			w.ClientConfig.CABundle = nil
-			out[Step{Type: engine.TypeValidatingWebhook, Configuration: c.Name, Name: w.Name}] = spec{w, w.Rules}
+			out[Step{Type: engine.TypeValidatingWebhook, Configuration: c.Name, Name: w.Name}] = spec{value: w, rules: w.Rules}
 		}
 	}
 	return out
 }
 
-// policySpecs are the policies of a, each with its bindings (sorted by name): a policy's
-// bindings are part of what it does.
+// policySpecs are the policies of a, each with its bindings by name: a policy's bindings are
+// part of what it does.
 func policySpecs(a review.Admission, defaults *runtime.Scheme) map[Step]spec {
 	out := map[Step]spec{}
-	bindings := map[Step][]any{}
 	for _, p := range a.Policies {
 		value := defaultedSpec(defaults, p.Object)
 		switch p.Object.GetKind() {
@@ -164,15 +170,43 @@ func policySpecs(a review.Admission, defaults *runtime.Scheme) map[Step]spec {
 		default:
 			name, _, _ := unstructured.NestedString(p.Object.Object, "spec", "policyName")
 			k := policyStep(strings.TrimSuffix(p.Object.GetKind(), "Binding"), name)
-			bindings[k] = append(bindings[k], []any{p.Object.GetName(), value})
+			s := out[k]
+			if s.bindings == nil {
+				s.bindings = map[string]any{}
+			}
+			s.bindings[p.Object.GetName()] = value
+			out[k] = s
 		}
 	}
-	for k, b := range bindings {
-		s := out[k]
-		slices.SortFunc(b, func(x, y any) int { return strings.Compare(x.([]any)[0].(string), y.([]any)[0].(string)) })
-		s.value = []any{s.value, b}
-		out[k] = s
+	return out
+}
+
+// bindingsChange says which of a policy's bindings the proposal adds, changes or removes.
+func bindingsChange(before, after map[string]any) string {
+	var parts []string
+	for _, name := range sortedNames(after) {
+		b, existed := before[name]
+		switch {
+		case !existed:
+			parts = append(parts, "binding "+name+" added")
+		case !reflect.DeepEqual(b, after[name]):
+			parts = append(parts, "binding "+name+" changed")
+		}
 	}
+	for _, name := range sortedNames(before) {
+		if _, kept := after[name]; !kept {
+			parts = append(parts, "binding "+name+" removed")
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func sortedNames(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
 	return out
 }
 

@@ -74,7 +74,7 @@ func TestChanges(t *testing.T) {
 			want: []string{"changed validating webhook pods.example.com (ValidatingWebhookConfiguration pods)"}},
 		{name: "a binding's actions changed change its policy", base: replicaPolicy,
 			proposed: strings.Replace(replicaPolicy, "[Warn]", "[Deny]", 1),
-			want:     []string{"changed ValidatingAdmissionPolicy replicas"}},
+			want:     []string{"changed ValidatingAdmissionPolicy replicas (binding replicas changed)"}},
 		{name: "a webhook left out of a replaced configuration is removed", base: podsWebhook,
 			proposed: "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: pods}\nwebhooks: []\n",
 			want:     []string{"removed validating webhook pods.example.com (ValidatingWebhookConfiguration pods)"}},
@@ -85,7 +85,11 @@ func TestChanges(t *testing.T) {
 			proposed := Overlay(base, mustSet(t, tt.proposed))
 			var got []string
 			for _, c := range Changes(base, proposed) {
-				got = append(got, c.What+" "+c.Step.String())
+				line := c.What + " " + c.Step.String()
+				if c.Detail != "" {
+					line += " (" + c.Detail + ")"
+				}
+				got = append(got, line)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("changes (-want +got):\n%s", diff)

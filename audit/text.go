@@ -70,7 +70,11 @@ func (r *Report) textHeader(b *strings.Builder) {
 	if len(r.Changes) > 0 {
 		fmt.Fprintln(b, "  changes:")
 		for _, c := range r.Changes {
-			fmt.Fprintf(b, "    %-8s %s\n", c.What, c.Step)
+			detail := ""
+			if c.Detail != "" {
+				detail = " (" + c.Detail + ")"
+			}
+			fmt.Fprintf(b, "    %-8s %s%s\n", c.What, c.Step, detail)
 		}
 	}
 }

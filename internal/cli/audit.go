@@ -97,7 +97,7 @@ what was audited).`,
 func (o *auditOptions) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	s := &o.session
-	f.StringArrayVarP(&o.files, "filename", "f", nil, `a dump of objects to audit: files, directories or "-" for stdin (kubectl get -o yaml|json, Lists, multi-document YAML; repeatable)`)
+	f.StringSliceVarP(&o.files, "filename", "f", nil, `a dump of objects to audit: files, directories or "-" for stdin (kubectl get -o yaml|json, Lists, multi-document YAML; repeatable, or comma-separated as kubectl takes them)`)
 	f.BoolVarP(&s.recursive, "recursive", "R", false, "read the subdirectories of directories given with -f, --webhooks, --baseline and --cluster")
 	onceStringVar(f, &o.auditLog, "audit-log", "", "a Kubernetes audit log (JSON lines, Request or RequestResponse level) whose writes are replayed")
 	onceStringVar(f, &s.kubeconfig, "kubeconfig", "", "read the cluster this kubeconfig names (list and get only, never Secrets): its objects to audit unless -f or --audit-log gives them, its configurations and policies as the baseline unless --baseline does, and its state")

@@ -80,7 +80,7 @@ func (o *certsCreateOptions) checkNoCA() error {
 	}
 	existing := filepath.Join(o.out, certs.CAFileName)
 	if _, err := os.Stat(existing); err == nil {
-		return fmt.Errorf("%s exists: a new CA would break every caBundle made from it; renew the serving certificate with --ca-cert %s --ca-key KEY, or replace the CA with --force", existing, existing)
+		return fmt.Errorf("%s exists: a new CA would break every caBundle made from it. Renew the serving certificate with the CA: --ca-cert %s --ca-key FILE, FILE the CA's key that --ca-key-out kept when the CA was made (certs create keeps it nowhere else); without it, replace the CA with --force and then every caBundle made from the old one", existing, existing)
 	}
 	if o.caKeyOut != "" {
 		if _, err := os.Stat(o.caKeyOut); err == nil {

@@ -35,7 +35,8 @@ func TestCertsCreateKeepsTheCA(t *testing.T) {
 	first := readCA()
 
 	code, stderr := run()
-	if code != ExitBadInput || !strings.Contains(stderr, "ca.crt exists: a new CA would break every caBundle made from it") {
+	if code != ExitBadInput || !strings.Contains(stderr, "ca.crt exists: a new CA would break every caBundle made from it") ||
+		!strings.Contains(stderr, "FILE the CA's key that --ca-key-out kept when the CA was made") {
 		t.Errorf("second create: exit code %d, stderr %q; want %d and the CA kept", code, stderr, ExitBadInput)
 	}
 	if readCA() != first {

@@ -118,7 +118,7 @@ Exit codes: 0 every object admitted, 1 an object rejected, 2 bad input.`,
 // addFlags registers review's flags.
 func (o *reviewOptions) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringArrayVarP(&o.files, "filename", "f", nil, `objects to admit: files, directories or "-" for stdin (YAML or JSON; repeatable)`)
+	f.StringSliceVarP(&o.files, "filename", "f", nil, `objects to admit: files, directories or "-" for stdin (YAML or JSON; repeatable, or comma-separated as kubectl takes them)`)
 	f.BoolVarP(&o.recursive, "recursive", "R", false, "read the subdirectories of directories given with -f, --old, --webhooks, --cluster and --namespaces")
 	f.StringArrayVar(&o.webhooks, "webhooks", nil, `files or directories of webhook configurations, admission policies and their bindings, or "-" for stdin (repeatable)`)
 	f.StringArrayVar(&o.namespaces, "namespaces", nil, "Namespace objects for namespaceSelector lookups (repeatable); unlisted namespaces have only their kubernetes.io/metadata.name label")

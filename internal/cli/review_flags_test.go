@@ -268,3 +268,19 @@ func TestReviewSubresources(t *testing.T) {
 		t.Errorf("a Scale without the Deployment: stderr %q", got.errOut)
 	}
 }
+
+// -f takes comma-separated files, as kubectl's -f does.
+func TestReviewFilenamesCommaSeparated(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.yaml"), filepath.Join(dir, "b.yaml")
+	for _, p := range []string{a, b} {
+		if err := os.WriteFile(p, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: "+strings.TrimSuffix(filepath.Base(p), ".yaml")+", labels: {team: x}}\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errOut bytes.Buffer
+	code := Run(context.Background(), []string{"review", "-f", a + "," + b, "--summary", "--color", "never"}, Streams{In: strings.NewReader(""), Out: &out, Err: &errOut})
+	if code != ExitOK || !strings.Contains(out.String(), "2 objects: 2 admitted") {
+		t.Errorf("exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+}
