@@ -1,0 +1,71 @@
+package review
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// hookConfig is a configuration built in Go, as a program builds it: none of the defaults the
+// apiserver gives what it stores (a nil namespaceSelector, no matchPolicy, no timeout).
+func hookConfig(cc admissionregistrationv1.WebhookClientConfig, timeout *int32) *admissionregistrationv1.ValidatingWebhookConfiguration {
+	none := admissionregistrationv1.SideEffectClassNone
+	return &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: "built-in-go"},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name: "pods.example.com", ClientConfig: cc, SideEffects: &none, AdmissionReviewVersions: []string{"v1"}, TimeoutSeconds: timeout,
+			Rules: []admissionregistrationv1.RuleWithOperations{{Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+				Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}}}},
+		}},
+	}
+}
+
+// New takes configurations as the apiserver stores them: defaulted (a nil namespaceSelector
+// matches every namespace, as the apiserver's default {} does), and checked as the apiserver
+// checks a create (a timeout of 99 seconds is refused).
+func TestNewDefaultsAndValidatesConfigurations(t *testing.T) {
+	url := "https://127.0.0.1:1/validate" // nothing listens: a call fails, failurePolicy Fail rejects
+	s, err := New(Config{Validating: []*admissionregistrationv1.ValidatingWebhookConfiguration{hookConfig(admissionregistrationv1.WebhookClientConfig{URL: &url}, nil)}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm, err := Parse("cm.yaml", []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outcomes, err := s.Review(context.Background(), Write{}, cm, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Called (and failing): its nil namespaceSelector matched, as {} does.
+	if res := outcomes[0].Result; res == nil || res.Allowed || !strings.Contains(res.Status.Message, `failed calling webhook "pods.example.com"`) {
+		t.Errorf("the webhook was not called: %+v %v", res, outcomes[0].Err)
+	}
+	long := int32(99)
+	_, err = New(Config{Validating: []*admissionregistrationv1.ValidatingWebhookConfiguration{hookConfig(admissionregistrationv1.WebhookClientConfig{URL: &url}, &long)}}, nil)
+	if err == nil || !strings.Contains(err.Error(), "webhooks[0].timeoutSeconds: Invalid value: 99: the timeout value must be between 1 and 30 seconds") {
+		t.Errorf("a 99 s timeout: %v", err)
+	}
+}
+
+// A webhook calling a service that nothing places is refused when the Session is created: off
+// a cluster its DNS name resolves nowhere, and a query would leave the machine.
+func TestNewRefusesUnplacedServices(t *testing.T) {
+	service := admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{Namespace: "hooks", Name: "svc"}}
+	cfg := Config{Validating: []*admissionregistrationv1.ValidatingWebhookConfiguration{hookConfig(service, nil)}}
+	_, err := New(cfg, nil)
+	if want := `webhook "pods.example.com" of ValidatingWebhookConfiguration "built-in-go" calls service hooks/svc: give Config.ServiceResolver an entry hooks/svc=HOST:PORT`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("no resolver: %v, want %q", err, want)
+	}
+	services, err := ParseServices([]string{"hooks/svc=127.0.0.1:9443"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ServiceResolver = services.Resolve
+	if _, err := New(cfg, nil); err != nil {
+		t.Errorf("placed: %v", err)
+	}
+}
