@@ -474,3 +474,39 @@ func TestAuditRefusedByBoth(t *testing.T) {
 		t.Errorf("with the ServiceAccount: exit %d, want 1 and 3 newly denied\n%s", code, stdout)
 	}
 }
+
+// A proposal that changes only a policy's binding says which binding changed, and what it does
+// to the writes under it.
+func TestAuditBindingChange(t *testing.T) {
+	dir := t.TempDir()
+	policy := `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: replicas}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}]
+  validations: [{expression: "object.spec.replicas <= 5"}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: replicas-binding}
+spec: {policyName: replicas, validationActions: [Warn]}
+`
+	writeTree(t, dir, map[string]string{
+		"baseline/policy.yaml": policy,
+		"proposal/policy.yaml": strings.Replace(policy, "[Warn]", "[Deny]", 1),
+		"dump.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n---\n" +
+			"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\n" +
+			"spec: {replicas: 9, selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c, image: nginx}]}}}\n",
+	})
+	stdout, stderr, code := runAudit(t, context.Background(), "-f", filepath.Join(dir, "dump.yaml"),
+		"--baseline", filepath.Join(dir, "baseline"), "--webhooks", filepath.Join(dir, "proposal"), "--operation", "CREATE")
+	if code != ExitRejected {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"changed  ValidatingAdmissionPolicy replicas (binding replicas-binding changed)", "1 newly denied"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+}
