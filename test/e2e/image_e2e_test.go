@@ -5,6 +5,7 @@ package e2e
 import (
 	"archive/tar"
 	"debug/elf"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -95,6 +96,13 @@ func TestImage(t *testing.T) {
 	outside, err := exec.Command(binary, "version", "-o", "json").Output()
 	if err != nil || string(inside) != string(outside) {
 		t.Errorf("admit version in the image %s, of the binary given %s (%v)", inside, outside, err)
+	}
+	// make builds from a git checkout: its binary says which, not "devel".
+	if exec.Command("git", "rev-parse", "--git-dir").Run() == nil {
+		var v struct{ Version string }
+		if err := json.Unmarshal(outside, &v); err != nil || v.Version == "" || v.Version == "devel" {
+			t.Errorf("admit version of a binary make built in a git checkout: %s (%v); want the checkout's version", outside, err)
+		}
 	}
 
 	opts.Out = filepath.Join(dir, "again")
