@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/admitkit/admit/dispatch"
@@ -23,11 +24,22 @@ type AdmitOptions struct {
 	// Namespaces answers the webhooks' namespaceSelectors; default: every namespace exists with
 	// only its kubernetes.io/metadata.name label.
 	Namespaces dispatch.NamespaceSource
+	// CRDs are the CustomResourceDefinitions of the custom kinds, as the cluster will have them:
+	// with them a webhook whose rule names one version of a kind (matchPolicy Equivalent) is
+	// called for requests through its other versions too, with the object converted — through
+	// the Registry's conversion webhook for a CRD converting with strategy Webhook, by
+	// apiVersion alone for strategy None — as kube-apiserver does. Default: one CRD for each
+	// conversion webhook of the Registry whose converter is a *conversion.Hub, serving the
+	// Hub's versions, namespaced unless a webhook for its kind has Scope Cluster. Give them
+	// when the Registry converts nothing, or to have the cluster's order of versions.
+	CRDs []*apiextensionsv1.CustomResourceDefinition
 }
 
 // Admit runs req through every webhook of reg as kube-apiserver would call them from the
 // configurations reg describes (webhook.Registry.Configurations): rules, selectors, matchPolicy,
-// failurePolicy, the mutating webhooks in order with reinvocation, then the validating ones. The
+// failurePolicy, the mutating webhooks in order with reinvocation, then the validating ones. A
+// request through another version of a webhook's kind reaches it converted, as AdmitOptions.CRDs
+// says. The
 // calls reach reg in process, over HTTP without TLS. The result has the admitted object, the
 // warnings, the status of a rejection and each webhook's outcome.
 func Admit(t T, reg *webhook.Registry, req *webhook.Request, opts AdmitOptions) *engine.Result {
@@ -41,13 +53,21 @@ func Admit(t T, reg *webhook.Registry, req *webhook.Request, opts AdmitOptions) 
 	if err != nil {
 		t.Fatalf("webhooktest: the registry's configurations: %v", err)
 	}
+	crds := customResources(reg, opts.CRDs)
 	mapper, err := resources.Builtin()
+	if err == nil {
+		mapper, err = mapper.WithCRDs(crds...)
+	}
 	if err != nil {
-		t.Fatalf("webhooktest: %v", err)
+		t.Fatalf("webhooktest: the resources: %v", err)
+	}
+	converter, err := newRegistryConverter(reg, crds)
+	if err != nil {
+		t.Fatalf("webhooktest: the conversions: %v", err)
 	}
 	d, err := dispatch.New(dispatch.Options{
 		Mutating: nonNil(mutating), Validating: nonNil(validating), Namespaces: opts.Namespaces,
-		Resources: mapper, Conditions: celconditions.Compiler(nil), Transport: inProcess{reg},
+		Resources: mapper, Converter: converter, Conditions: celconditions.Compiler(nil), Transport: inProcess{reg},
 	})
 	if err != nil {
 		t.Fatalf("webhooktest: the registry's configurations do not load: %v", err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -78,43 +79,55 @@ func convert(t T, reg *webhook.Registry, apiVersion string, objects []runtime.Ob
 		raws[i] = runtime.RawExtension{Raw: encode(t, obj, gvk)}
 	}
 	path := conversionPath(t, reg, desired.Group, kind)
+	resp, err := conversionReview(context.Background(), reg, path, apiVersion, kind, raws)
+	if err != nil {
+		t.Fatalf("webhooktest: %v", err)
+	}
+	return resp
+}
+
+// conversionReview sends raws, objects of kind, to the conversion webhook reg serves at path in
+// one ConversionReview asking for apiVersion, and checks a successful answer as kube-apiserver
+// does. An answer kube-apiserver could not read, or would refuse, is an error.
+func conversionReview(ctx context.Context, reg *webhook.Registry, path, apiVersion, kind string, raws []runtime.RawExtension) (*apiextensionsv1.ConversionResponse, error) {
 	review := apiextensionsv1.ConversionReview{
 		TypeMeta: metav1.TypeMeta{APIVersion: "apiextensions.k8s.io/v1", Kind: "ConversionReview"},
 		Request:  &apiextensionsv1.ConversionRequest{UID: "webhooktest-uid", DesiredAPIVersion: apiVersion, Objects: raws},
 	}
 	body, err := json.Marshal(review)
 	if err != nil {
-		t.Fatalf("webhooktest: encoding the ConversionReview: %v", err)
+		return nil, fmt.Errorf("encoding the ConversionReview: %w", err)
 	}
-	httpReq := httptest.NewRequestWithContext(context.Background(), http.MethodPost, path, bytes.NewReader(body))
+	httpReq := httptest.NewRequestWithContext(ctx, http.MethodPost, path, bytes.NewReader(body))
 	httpReq.Header.Set("Content-Type", "application/json")
 	rec := httptest.NewRecorder()
 	reg.ServeHTTP(rec, httpReq)
 	answer, _ := io.ReadAll(rec.Result().Body)
 	if rec.Code != http.StatusOK {
-		t.Fatalf("webhooktest: the conversion webhook at %s answered %d: %s", path, rec.Code, answer)
+		return nil, fmt.Errorf("the conversion webhook at %s answered %d: %s", path, rec.Code, answer)
 	}
 	var got apiextensionsv1.ConversionReview
 	if err := json.Unmarshal(answer, &got); err != nil || got.Response == nil {
-		t.Fatalf("webhooktest: the answer is not a ConversionReview with a response (%v): %s", err, answer)
+		return nil, fmt.Errorf("the answer is not a ConversionReview with a response (%v): %s", err, answer)
 	}
 	resp := got.Response
 	if resp.UID != review.Request.UID {
-		t.Fatalf("webhooktest: the answer's uid %q is not the request's %q", resp.UID, review.Request.UID)
+		return nil, fmt.Errorf("the answer's uid %q is not the request's %q", resp.UID, review.Request.UID)
 	}
 	if resp.Result.Status == metav1.StatusSuccess {
-		checkConverted(t, apiVersion, kind, raws, resp.ConvertedObjects)
+		if err := checkConverted(apiVersion, kind, raws, resp.ConvertedObjects); err != nil {
+			return nil, err
+		}
 	}
-	return resp
+	return resp, nil
 }
 
 // checkConverted checks what kube-apiserver checks of converted objects: one per object, in
 // the desired apiVersion, of the same kind, with metadata changed in labels and annotations at
 // most.
-func checkConverted(t T, apiVersion, kind string, in, out []runtime.RawExtension) {
-	t.Helper()
+func checkConverted(apiVersion, kind string, in, out []runtime.RawExtension) error {
 	if len(out) != len(in) {
-		t.Fatalf("webhooktest: the webhook returned %d objects for %d", len(out), len(in))
+		return fmt.Errorf("the webhook returned %d objects for %d", len(out), len(in))
 	}
 	for i := range out {
 		var before, after struct {
@@ -123,22 +136,23 @@ func checkConverted(t T, apiVersion, kind string, in, out []runtime.RawExtension
 			Metadata   map[string]any `json:"metadata"`
 		}
 		if err := json.Unmarshal(in[i].Raw, &before); err != nil {
-			t.Fatalf("webhooktest: object %d: %v", i, err)
+			return fmt.Errorf("object %d: %w", i, err)
 		}
 		if err := json.Unmarshal(out[i].Raw, &after); err != nil {
-			t.Fatalf("webhooktest: converted object %d is not an object: %v\n%s", i, err, out[i].Raw)
+			return fmt.Errorf("converted object %d is not an object: %w\n%s", i, err, out[i].Raw)
 		}
 		if after.APIVersion != apiVersion || after.Kind != kind {
-			t.Fatalf("webhooktest: converted object %d is %s %s, want %s %s", i, after.APIVersion, after.Kind, apiVersion, kind)
+			return fmt.Errorf("converted object %d is %s %s, want %s %s", i, after.APIVersion, after.Kind, apiVersion, kind)
 		}
 		for _, m := range []map[string]any{before.Metadata, after.Metadata} {
 			delete(m, "labels")
 			delete(m, "annotations")
 		}
 		if !reflect.DeepEqual(before.Metadata, after.Metadata) {
-			t.Fatalf("webhooktest: converted object %d changed its metadata beyond labels and annotations, which kube-apiserver refuses:\nbefore %v\nafter  %v", i, before.Metadata, after.Metadata)
+			return fmt.Errorf("converted object %d changed its metadata beyond labels and annotations, which kube-apiserver refuses:\nbefore %v\nafter  %v", i, before.Metadata, after.Metadata)
 		}
 	}
+	return nil
 }
 
 // conversionPath finds the conversion webhook of the CRD in group whose kind is kind: the one

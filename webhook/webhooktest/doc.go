@@ -10,7 +10,8 @@
 //   - Admit a request through a whole Registry as kube-apiserver calls it: the configurations the
 //     Registry describes, their rules, selectors and match conditions, failure policies, mutating
 //     webhooks in order with reinvocation, then the validating ones, with kube-apiserver's error
-//     messages.
+//     messages. A request through another version of a webhook's kind reaches it converted by the
+//     Registry's conversion webhook, as matchPolicy Equivalent has kube-apiserver do.
 //
 // Convert sends objects to a Registry's conversion webhook in one ConversionReview and returns
 // them converted, checked as kube-apiserver checks a conversion's answer; ConversionFailure
@@ -22,5 +23,6 @@
 //	request.go  T, Option, Create, Update, Delete: a request built as kube-apiserver sends it
 //	run.go      Run, RunRegistry, Result: one handler through webhook.NewHTTPHandler, and its answer
 //	admit.go    Admit: a request through a whole Registry, by package dispatch in process
+//	admit_crds.go  the custom resources Admit knows, and their conversion through the Registry
 //	convert.go  Convert, ConversionFailure: objects through a Registry's conversion webhook, checked
 package webhooktest
