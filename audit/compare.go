@@ -142,13 +142,7 @@ func rowOutcomes(rows []engine.Row) map[Step]map[engine.Outcome]bool {
 // status the client receives; a call that failed is a failure, what to fix, rather than a
 // denial.
 func (f *Finding) rejection(p *engine.Result) {
-	var rejecting *engine.Row
-	for i, row := range p.Rows {
-		if row.Outcome == engine.OutcomeDenied || row.Outcome == engine.OutcomeError {
-			rejecting = &p.Rows[i]
-			break
-		}
-	}
+	rejecting := p.Rejecting()
 	if rejecting != nil && rejecting.Outcome == engine.OutcomeError && rejecting.Type.IsCall() {
 		f.Failures = append(f.Failures, Failure{Step: StepOf(*rejecting), Message: rejecting.Reason, Rejected: true})
 		return

@@ -163,10 +163,8 @@ func refusal(base *engine.Result, name string) string {
 	if name != "" {
 		message = strings.ReplaceAll(message, strconv.Quote(name), `"<name>"`)
 	}
-	for _, row := range base.Rows {
-		if row.Outcome == engine.OutcomeDenied || row.Outcome == engine.OutcomeError {
-			return StepOf(row).String() + ": " + message
-		}
+	if row := base.Rejecting(); row != nil {
+		return StepOf(*row).String() + ": " + message
 	}
 	return message
 }

@@ -124,3 +124,22 @@ type Result struct {
 	Decoded json.RawMessage `json:"-"`
 	Mutated json.RawMessage `json:"-"`
 }
+
+// Rejecting is the row of the step that rejected the request, the one whose status the client
+// receives: the first row denied or failed, in the chain's order; nil when nothing rejected.
+func (r *Result) Rejecting() *Row {
+	for i := range r.Rows {
+		if o := r.Rows[i].Outcome; o == OutcomeDenied || o == OutcomeError {
+			return &r.Rows[i]
+		}
+	}
+	return nil
+}
+
+// Failed says the request was refused because a step failed (a webhook that could not be
+// called or answered wrongly, under failurePolicy Fail; a policy's expression that errs) rather
+// than because one denied it.
+func (r *Result) Failed() bool {
+	row := r.Rejecting()
+	return !r.Allowed && row != nil && row.Outcome == OutcomeError
+}

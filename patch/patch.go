@@ -71,6 +71,16 @@ func stringMember(members map[string]json.RawMessage, name string, dst *string, 
 // Patch is an RFC 6902 JSON Patch: operations applied in order.
 type Patch []Operation
 
+// String is the patch as JSON, so that fmt's %s and %v print what a webhook sends rather than
+// Go structs; a patch that cannot be encoded says why.
+func (p Patch) String() string {
+	out, err := p.MarshalJSON()
+	if err != nil {
+		return fmt.Sprintf("<invalid patch: %v>", err)
+	}
+	return string(out)
+}
+
 // MarshalJSON writes the patch compactly; an empty or nil patch is "[]",
 // never "null", because the API server reads "null" as an invalid patch.
 func (p Patch) MarshalJSON() ([]byte, error) {

@@ -124,3 +124,17 @@ func errorOrNil(text string) error {
 	}
 	return errors.New(text)
 }
+
+// fmt prints a patch as the JSON a webhook sends, not as Go structs.
+func TestPatchPrintsAsJSON(t *testing.T) {
+	p := Patch{{Op: OpAdd, Path: "/metadata/labels/team", Value: json.RawMessage(`"web"`)}, {Op: OpRemove, Path: "/spec/x"}}
+	const want = `[{"op":"add","path":"/metadata/labels/team","value":"web"},{"op":"remove","path":"/spec/x"}]`
+	for _, verb := range []string{"%s", "%v"} {
+		if got := fmt.Sprintf(verb, p); got != want {
+			t.Errorf("Sprintf(%q) = %s, want %s", verb, got, want)
+		}
+	}
+	if got := fmt.Sprint(Patch(nil)); got != "[]" {
+		t.Errorf("a nil patch prints %s, want []", got)
+	}
+}

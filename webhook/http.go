@@ -139,7 +139,7 @@ func (h *httpHandler) log(ctx context.Context, req *Request, resp Response, elap
 	switch resp.Outcome {
 	case OutcomeDenied:
 		level = slog.LevelInfo
-	case OutcomeErrored:
+	case OutcomeError:
 		level = slog.LevelError
 	}
 	if !h.logger.Enabled(ctx, level) {
@@ -285,7 +285,7 @@ func EncodeResponse(req *Request, resp Response) (int, []byte, error) {
 	if resp.Outcome == "" {
 		resp.Outcome = OutcomeAllowed
 	}
-	if resp.Outcome == OutcomeErrored {
+	if resp.Outcome == OutcomeError {
 		status := metav1.Status{Code: http.StatusInternalServerError, Reason: metav1.StatusReasonInternalError}
 		if resp.Status != nil {
 			status = *resp.Status

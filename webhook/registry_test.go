@@ -92,7 +92,7 @@ func TestRegistryAcceptsMatchingTypedHandlers(t *testing.T) {
 // for the failure policy to decide, instead of panicking.
 func TestNilDefaulterFailsTheRequest(t *testing.T) {
 	resp := DefaultingHandler[*corev1.Pod](nil).Admit(context.Background(), &Request{AdmissionRequest: admissionv1.AdmissionRequest{Kind: metav1.GroupVersionKind{Version: "v1", Kind: "Pod"}, Operation: admissionv1.Create}})
-	if resp.Outcome != OutcomeErrored || resp.Status == nil || !strings.Contains(resp.Status.Message, "has no Defaulter") {
+	if resp.Outcome != OutcomeError || resp.Status == nil || !strings.Contains(resp.Status.Message, "has no Defaulter") {
 		t.Errorf("response %+v", resp)
 	}
 }

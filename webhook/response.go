@@ -23,8 +23,9 @@ const (
 	OutcomePatched Outcome = "patched"
 	// OutcomeDenied refuses the request: HTTP 200, allowed=false, failurePolicy does not apply.
 	OutcomeDenied Outcome = "denied"
-	// OutcomeErrored reports that the webhook could not decide: HTTP 500, failurePolicy decides.
-	OutcomeErrored Outcome = "error"
+	// OutcomeError reports that the webhook could not decide: HTTP 500, failurePolicy decides.
+	// engine.OutcomeError is the same word for the call as the caller sees it.
+	OutcomeError Outcome = "error"
 )
 
 // String returns the metric label value of o.
@@ -39,7 +40,7 @@ func (o Outcome) String() string {
 // Errored, then add warnings and audit annotations.
 type Response struct {
 	Outcome Outcome
-	// Status is the rejection (OutcomeDenied) or the failure (OutcomeErrored); nil otherwise.
+	// Status is the rejection (OutcomeDenied) or the failure (OutcomeError); nil otherwise.
 	Status *metav1.Status
 	// Patch is the change to the object (OutcomePatched).
 	Patch patch.Patch
@@ -88,7 +89,7 @@ func Errored(err error) Response {
 	if err != nil {
 		message = err.Error()
 	}
-	return Response{Outcome: OutcomeErrored, Status: &metav1.Status{
+	return Response{Outcome: OutcomeError, Status: &metav1.Status{
 		Status:  metav1.StatusFailure,
 		Code:    http.StatusInternalServerError,
 		Reason:  metav1.StatusReasonInternalError,

@@ -79,7 +79,7 @@ func DefaultingHandler[T runtime.Object](d Defaulter[T]) Handler {
 		p, err := typed.Lossless(raw, before, obj)
 		if err != nil {
 			resp := encodedPatch(req, raw, before, obj)
-			if resp.Outcome != OutcomeErrored {
+			if resp.Outcome != OutcomeError {
 				resp = resp.WithWarnings(warnings...)
 			}
 			return resp
@@ -252,7 +252,7 @@ func decodeObject[T runtime.Object](req *Request, ext runtime.RawExtension, fiel
 
 // badRequest answers a request the handler cannot process with HTTP 400, so the failurePolicy decides.
 func badRequest(message string) Response {
-	return Response{Outcome: OutcomeErrored, Status: &metav1.Status{
+	return Response{Outcome: OutcomeError, Status: &metav1.Status{
 		Status: metav1.StatusFailure, Code: http.StatusBadRequest, Reason: metav1.StatusReasonBadRequest, Message: message,
 	}}
 }

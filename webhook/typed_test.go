@@ -128,12 +128,12 @@ func TestDefaultingOutcomes(t *testing.T) {
 	}{
 		{"no change is allowed without patch", noChange, podRequest(admissionv1.Create, rawPod, ""), OutcomeAllowed, 0, "", false},
 		{"error denies with 403", deny, podRequest(admissionv1.Create, rawPod, ""), OutcomeDenied, 403, "pods must not run as root", false},
-		{"Fail errors with 500", fail, podRequest(admissionv1.Update, rawPod, rawPod), OutcomeErrored, 500, "registry unreachable", false},
+		{"Fail errors with 500", fail, podRequest(admissionv1.Update, rawPod, rawPod), OutcomeError, 500, "registry unreachable", false},
 		{"DELETE is not defaulted", record, podRequest(admissionv1.Delete, "", rawPod), OutcomeAllowed, 0, "", false},
 		{"CONNECT is not defaulted", record, podRequest(admissionv1.Connect, `{"kind":"PodExecOptions","apiVersion":"v1"}`, ""), OutcomeAllowed, 0, "", false},
-		{"missing object is a 400", record, podRequest(admissionv1.Create, "", ""), OutcomeErrored, 400, "CREATE request for Pod has no object", false},
-		{"undecodable object is a 400", record, podRequest(admissionv1.Create, `{"spec":{"containers":"nope"}}`, ""), OutcomeErrored, 400, "decoding request.object as Pod", false},
-		{"duplicate key in the object is a 400", record, podRequest(admissionv1.Create, `{"metadata":{"name":"a","name":"b"}}`, ""), OutcomeErrored, 400, `decoding request.object as Pod: duplicate field "metadata.name"`, false},
+		{"missing object is a 400", record, podRequest(admissionv1.Create, "", ""), OutcomeError, 400, "CREATE request for Pod has no object", false},
+		{"undecodable object is a 400", record, podRequest(admissionv1.Create, `{"spec":{"containers":"nope"}}`, ""), OutcomeError, 400, "decoding request.object as Pod", false},
+		{"duplicate key in the object is a 400", record, podRequest(admissionv1.Create, `{"metadata":{"name":"a","name":"b"}}`, ""), OutcomeError, 400, `decoding request.object as Pod: duplicate field "metadata.name"`, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -232,7 +232,7 @@ func TestValidatingCallsTheMethodForTheOperation(t *testing.T) {
 				Message: `Operation cannot be fulfilled on configmaps "cfg": protected`, Details: &metav1.StatusDetails{Name: "cfg", Kind: "configmaps"}},
 		},
 		{
-			name: "delete without old object is a 400", req: cmRequest(admissionv1.Delete, "", ""), wantOutcome: OutcomeErrored,
+			name: "delete without old object is a 400", req: cmRequest(admissionv1.Delete, "", ""), wantOutcome: OutcomeError,
 			wantStatus: &metav1.Status{Status: "Failure", Code: 400, Reason: metav1.StatusReasonBadRequest, Message: "DELETE request for ConfigMap has no oldObject"},
 		},
 		{

@@ -198,7 +198,7 @@ func TestClientsWebhookSeesOnlyCacheClients(t *testing.T) {
 	}
 }
 
-func calledWebhook(result *engine.Result, name string) bool {
+func calledWebhook(result *webhooktest.Result, name string) bool {
 	for _, w := range result.Rows {
 		if w.Name == name && w.Outcome != engine.OutcomeSkipped {
 			return true

@@ -42,7 +42,7 @@ type AdmitOptions struct {
 // says. The
 // calls reach reg in process, over HTTP without TLS. The result has the admitted object, the
 // warnings, the status of a rejection and each webhook's outcome.
-func Admit(t T, reg *webhook.Registry, req *webhook.Request, opts AdmitOptions) *engine.Result {
+func Admit(t T, reg *webhook.Registry, req *webhook.Request, opts AdmitOptions) *Result {
 	t.Helper()
 	config := opts.Config
 	if config.Name == "" {
@@ -76,7 +76,7 @@ func Admit(t T, reg *webhook.Registry, req *webhook.Request, opts AdmitOptions) 
 	if err != nil {
 		t.Fatalf("webhooktest: admitting %s %s: %v", req.Operation, req.Name, err)
 	}
-	return res
+	return resultOf(res)
 }
 
 func nonNil[T any](c *T) []*T {

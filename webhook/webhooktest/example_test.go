@@ -29,7 +29,7 @@ func ExampleRun() {
 	var got corev1.Pod
 	result.Decode(t, &got)
 	fmt.Println(result.Allowed, got.Spec.PriorityClassName)
-	fmt.Println(string(result.Patch))
+	fmt.Println(result.Patch)
 	// Output:
 	// true standard
 	// [{"op":"add","path":"/spec/priorityClassName","value":"standard"}]

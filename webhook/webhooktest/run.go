@@ -12,25 +12,48 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/admitkit/admit/engine"
+	"github.com/admitkit/admit/patch"
 	"github.com/admitkit/admit/webhook"
 )
 
-// Result is a handler's answer, as kube-apiserver reads it.
+// Result is an admission's answer as a test reads it: one handler's (Run, RunRegistry), or a
+// whole Registry's as kube-apiserver combines its webhooks' answers (Admit).
 type Result struct {
-	// Allowed is the answer's decision; false for a denial and for a failure.
+	// Allowed is the decision; false for a denial and for a failure.
 	Allowed bool
-	// Errored means the handler failed (HTTP 500): kube-apiserver's failurePolicy decides, and
-	// Status says why.
+	// Errored means the request failed rather than was denied: the handler answered HTTP 500
+	// (Run), or a webhook's call failed under failurePolicy Fail (Admit). Status says why.
 	Errored bool
-	// Status is the denial's or the failure's status.
-	Status           *metav1.Status
-	Warnings         []string
+	// Status is the denial's or the failure's status, as the API client receives it.
+	Status   *metav1.Status
+	Warnings []string
+	// AuditAnnotations are the handler's own keys (Run); "<webhook name>/<key>", as the
+	// apiserver records them (Admit).
 	AuditAnnotations map[string]string
-	// Patch is the JSON patch of a mutating answer, nil when there is none.
-	Patch []byte
-	// Object is the request's object with the patch applied (the object as sent when there is
-	// no patch); nil for a DELETE.
-	Object []byte
+	// Patch is the handler's JSON patch (Run), or the patch from the request's object to Object
+	// (Admit); nil when there is none. It prints as JSON.
+	Patch patch.Patch
+	// Object is the request's object with the patches applied (the object as sent when there is
+	// none); nil for a DELETE.
+	Object json.RawMessage
+	// Rows are the outcome of each webhook, in the order kube-apiserver called them (Admit).
+	Rows []engine.Row
+	// Rejections are the statuses of every validating webhook that rejected, when several did;
+	// Status is the first of them (Admit).
+	Rejections []metav1.Status
+}
+
+// resultOf is the Result of an admission the dispatcher ran.
+func resultOf(r *engine.Result) *Result {
+	out := &Result{
+		Allowed: r.Allowed, Errored: r.Failed(), Status: r.Status, Warnings: r.Warnings, AuditAnnotations: r.AuditAnnotations,
+		Object: r.Object, Rows: r.Rows, Rejections: r.Rejections,
+	}
+	if len(r.Patch) > 0 {
+		out.Patch = r.Patch
+	}
+	return out
 }
 
 // Decode reads the object after the patch into obj.
@@ -104,7 +127,9 @@ func runAt(t T, h http.Handler, path string, req *webhook.Request) *Result {
 		result.Status = r.Result
 	}
 	if len(r.Patch) > 0 {
-		result.Patch = r.Patch
+		if err := json.Unmarshal(r.Patch, &result.Patch); err != nil {
+			t.Fatalf("webhooktest: the answer's patch is not a JSON patch: %v\n%s", err, r.Patch)
+		}
 		p, err := jsonpatch.DecodePatch(r.Patch)
 		if err != nil {
 			t.Fatalf("webhooktest: the answer's patch does not decode: %v\n%s", err, r.Patch)

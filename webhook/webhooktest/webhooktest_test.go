@@ -134,7 +134,8 @@ func TestAdmitThroughARegistry(t *testing.T) {
 		}
 	}
 	admitted := webhooktest.Admit(t, reg, webhooktest.Create(t, pod("web", "nginx:1.27")), webhooktest.AdmitOptions{})
-	if !admitted.Allowed || !strings.Contains(string(admitted.Object), `"team":"unassigned"`) || !cmp.Equal(admitted.Warnings, []string{"team label defaulted"}) {
+	if !admitted.Allowed || admitted.Errored || !strings.Contains(string(admitted.Object), `"team":"unassigned"`) || !cmp.Equal(admitted.Warnings, []string{"team label defaulted"}) ||
+		!strings.Contains(admitted.Patch.String(), `"op":"add","path":"/metadata/labels"`) {
 		t.Errorf("admitted: %+v\n%s", admitted, admitted.Object)
 	}
 	outcomes := map[string]engine.Outcome{}
@@ -147,13 +148,13 @@ func TestAdmitThroughARegistry(t *testing.T) {
 
 	denied := webhooktest.Admit(t, reg, webhooktest.Create(t, pod("web", "nginx:latest")), webhooktest.AdmitOptions{})
 	const want = `admission webhook "tags.example.com" denied the request: Pod "web" is invalid: spec.containers[0].image: Invalid value: "nginx:latest": pin a version`
-	if denied.Allowed || denied.Status == nil || denied.Status.Code != 422 || denied.Status.Message != want {
+	if denied.Allowed || denied.Errored || denied.Status == nil || denied.Status.Code != 422 || denied.Status.Message != want {
 		t.Errorf("denied: %+v\nwant message %s", denied.Status, want)
 	}
 
 	// Registered webhooks fail closed by default: a failure rejects with a 500 naming the webhook.
 	failed := webhooktest.Admit(t, reg, webhooktest.Create(t, pod("broken", "nginx:1.27")), webhooktest.AdmitOptions{})
-	if failed.Allowed || failed.Status == nil || failed.Status.Code != 500 || !strings.Contains(failed.Status.Message, `failed calling webhook "tags.example.com"`) {
+	if failed.Allowed || !failed.Errored || failed.Status == nil || failed.Status.Code != 500 || !strings.Contains(failed.Status.Message, `failed calling webhook "tags.example.com"`) {
 		t.Errorf("failed: %+v", failed.Status)
 	}
 
