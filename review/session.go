@@ -69,7 +69,9 @@ type Config struct {
 	// Now is the clock of the run's one moment: every created object's creation time; default
 	// time.Now.
 	Now func() time.Time
-	// Progress, when set, is told how many objects are done, as they finish.
+	// Progress, when set, is told how many of Admit's objects are done, as they finish. Admit
+	// calls it from the goroutines reviewing, so it must be safe for concurrent use; Batches
+	// does not call it (its caller knows its batches).
 	Progress func(done, total int)
 	// Terms name the inputs in messages as the caller's users know them (admit review: "--old",
 	// "--crds"); defaults in plain words.
@@ -243,5 +245,3 @@ func (s *Session) Review(ctx context.Context, w Write, objects, olds []Input) ([
 	return outcomes, nil
 }
 
-// OnProgress sets the callback told how many objects are done (Config.Progress).
-func (s *Session) OnProgress(f func(done, total int)) { s.cfg.Progress = f }

@@ -193,6 +193,8 @@ func (o *reviewOptions) run(ctx context.Context, streams Streams) error {
 		return err
 	}
 	defer closeWebhooks()
+	var done progress
+	cfg.Progress = func(n, total int) { done.done.Store(int64(n)); done.total.Store(int64(total)) }
 	session, err := review.New(cfg, objects)
 	if err != nil {
 		return badInput(err)
@@ -207,7 +209,8 @@ func (o *reviewOptions) run(ctx context.Context, streams Streams) error {
 		fmt.Fprintf(streams.Err, "note: the objects include %s, reviewed as objects: to apply them to the others, give them with --webhooks\n",
 			words.Plural(n, "admission policy or binding", "admission policies and bindings"))
 	}
-	stop := showProgress(o.progress, len(outcomes), session)
+	done.total.Store(int64(len(outcomes)))
+	stop := showProgress(o.progress, &done)
 	err = session.Admit(ctx, outcomes)
 	stop()
 	if err != nil {
@@ -227,20 +230,18 @@ func (o *reviewOptions) write() review.Write {
 	}
 }
 
-// progress is what showProgress reads: how many objects are done.
+// progress is what showProgress reads: how many objects are done, of how many; the session's
+// progress callback stores them.
 type progress struct {
 	done, total atomic.Int64
 }
 
 // showProgress rewrites one line on the terminal w with how many objects are done (see
-// progressLine). It installs itself as the session's progress callback.
-func showProgress(w io.Writer, total int, session *review.Session) (stop func()) {
+// progressLine).
+func showProgress(w io.Writer, p *progress) (stop func()) {
 	if w == nil {
 		return func() {}
 	}
-	var p progress
-	p.total.Store(int64(total))
-	session.OnProgress(func(done, _ int) { p.done.Store(int64(done)) })
 	return progressLine(w, func(elapsed time.Duration) string {
 		return fmt.Sprintf("reviewing: %d of %d objects (%s)", p.done.Load(), p.total.Load(), elapsed.Round(time.Second))
 	})
