@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	kjson "sigs.k8s.io/json"
 
+	"github.com/admitkit/admit/webhook/internal/convertmeta"
 	"github.com/admitkit/admit/webhook/internal/wire"
 )
 
@@ -30,8 +31,12 @@ type Hub[H any] struct {
 }
 
 type version[H any] struct {
-	toHub   func(raw []byte) (*H, error)
-	fromHub func(h *H) (any, error)
+	// toHub decodes an object of the version and converts it to the hub, handing the user's
+	// function a hub whose metadata is the object's (metadata).
+	toHub func(raw []byte, metadata json.RawMessage) (*H, error)
+	// fromHub converts the hub to the version, handing the user's function a value whose metadata
+	// is the hub's, or the original object's (metadata) when H holds none.
+	fromHub func(h *H, metadata json.RawMessage) (any, error)
 }
 
 // NewHub returns a converter for kind (e.g. "Widget") with no versions yet.
@@ -43,6 +48,12 @@ func NewHub[H any](kind string) *Hub[H] {
 // converting V to and from the hub. V must be a struct whose JSON form is the object, with
 // apiVersion, kind and metadata fields (embed metav1.TypeMeta and metav1.ObjectMeta); H a struct
 // too. A version whose Go type is the hub itself is registered with AddHubVersion.
+//
+// The functions need not copy metadata: toHub gets a hub whose metadata is already the source
+// object's, and fromHub a V whose metadata is already the hub's (the source object's when H has
+// no metadata field). They may change labels and annotations, which the converted object keeps
+// (e.g. fromHub stashes a field V lacks in an annotation, toHub reads it back and deletes it);
+// any other change to metadata is ignored (see Hub.Convert).
 func AddVersion[H, V any](hub *Hub[H], apiVersion string, toHub func(*V, *H) error, fromHub func(*H, *V) error) error {
 	if err := checkVersion[H, V](hub, apiVersion); err != nil {
 		return err
@@ -50,20 +61,33 @@ func AddVersion[H, V any](hub *Hub[H], apiVersion string, toHub func(*V, *H) err
 	if toHub == nil || fromHub == nil {
 		return fmt.Errorf("conversion for %s %s: both toHub and fromHub are required", hub.kind, apiVersion)
 	}
+	hubMeta, versionMeta := metadataIndex(reflect.TypeFor[H]()), metadataIndex(reflect.TypeFor[V]())
 	hub.versions[apiVersion] = version[H]{
-		toHub: func(raw []byte) (*H, error) {
+		toHub: func(raw []byte, metadata json.RawMessage) (*H, error) {
 			var v V
 			if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, &v); err != nil {
 				return nil, fmt.Errorf("decoding as %s: %w", apiVersion, err)
 			}
 			var h H
+			if err := setMetadata(&h, hubMeta, metadata); err != nil {
+				return nil, fmt.Errorf("decoding the metadata into the hub type %T: %w", h, err)
+			}
 			if err := toHub(&v, &h); err != nil {
 				return nil, err
 			}
 			return &h, nil
 		},
-		fromHub: func(h *H) (any, error) {
+		fromHub: func(h *H, metadata json.RawMessage) (any, error) {
+			if hubMeta != nil {
+				var err error
+				if metadata, err = getMetadata(h, hubMeta); err != nil {
+					return nil, fmt.Errorf("encoding the hub's metadata: %w", err)
+				}
+			}
 			var v V
+			if err := setMetadata(&v, versionMeta, metadata); err != nil {
+				return nil, fmt.Errorf("decoding the metadata as %s: %w", apiVersion, err)
+			}
 			if err := fromHub(h, &v); err != nil {
 				return nil, err
 			}
@@ -122,24 +146,10 @@ func checkVersion[H, V any](hub *Hub[H], apiVersion string) error {
 
 // missingObjectFields lists which of apiVersion, kind and metadata t's JSON form lacks.
 func missingObjectFields(t reflect.Type) []string {
-	have := map[string]bool{}
-	var walk func(t reflect.Type)
-	walk = func(t reflect.Type) {
-		for i := range t.NumField() {
-			f := t.Field(i)
-			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-			switch {
-			case f.Anonymous && f.Type.Kind() == reflect.Struct && (name == "" || strings.Contains(opts, "inline")):
-				walk(f.Type)
-			case name != "" && name != "-":
-				have[name] = true
-			}
-		}
-	}
-	walk(t)
+	have := jsonFields(t)
 	var missing []string
 	for _, want := range []string{"apiVersion", "kind", "metadata"} {
-		if !have[want] {
+		if _, ok := have[want]; !ok {
 			missing = append(missing, want)
 		}
 	}
@@ -157,7 +167,14 @@ func (h *Hub[H]) Versions() []string {
 }
 
 // Convert converts one object (JSON) to desiredAPIVersion. An object already in that version is
-// returned unchanged. The result keeps the object's metadata exactly.
+// returned unchanged.
+//
+// The converted object's metadata is the original's, except labels and annotations, which are
+// those the conversion functions left (see AddVersion): that is what kube-apiserver keeps of a
+// conversion webhook's answer, so the result is what the cluster stores and serves. Labels or
+// annotations absent from the converted object (Go's ObjectMeta leaves out empty ones) are absent
+// from the result. Labels and annotations the functions changed are validated as kube-apiserver
+// validates them: invalid ones fail the conversion with its words, as the cluster would.
 func (h *Hub[H]) Convert(_ context.Context, object []byte, desiredAPIVersion string) ([]byte, error) {
 	var head struct {
 		APIVersion string          `json:"apiVersion"`
@@ -181,11 +198,11 @@ func (h *Hub[H]) Convert(_ context.Context, object []byte, desiredAPIVersion str
 	if !ok {
 		return nil, fmt.Errorf("cannot convert to %s: not one of %s", desiredAPIVersion, strings.Join(h.Versions(), ", "))
 	}
-	hubObject, err := from.toHub(object)
+	hubObject, err := from.toHub(object, head.Metadata)
 	if err != nil {
 		return nil, fmt.Errorf("converting %s to the hub: %w", head.APIVersion, err)
 	}
-	converted, err := to.fromHub(hubObject)
+	converted, err := to.fromHub(hubObject, head.Metadata)
 	if err != nil {
 		return nil, fmt.Errorf("converting the hub to %s: %w", desiredAPIVersion, err)
 	}
@@ -193,16 +210,22 @@ func (h *Hub[H]) Convert(_ context.Context, object []byte, desiredAPIVersion str
 	if err != nil {
 		return nil, fmt.Errorf("encoding %s: %w", desiredAPIVersion, err)
 	}
-	// Overwrite type and metadata with the originals: the apiserver refuses conversions that
-	// alter metadata, and user conversion functions should not have to copy it.
+	// Type and metadata but labels and annotations are the originals': the apiserver refuses or
+	// undoes any other change, and conversion functions should not have to set them.
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(out, &fields); err != nil {
 		return nil, fmt.Errorf("encoding %s: %s is not a JSON object: %w", desiredAPIVersion, desiredAPIVersion, err)
 	}
 	fields["apiVersion"], _ = json.Marshal(desiredAPIVersion)
 	fields["kind"], _ = json.Marshal(h.kind)
-	if len(head.Metadata) > 0 {
-		fields["metadata"] = head.Metadata
+	metadata, err := convertmeta.Merge(head.Metadata, fields["metadata"])
+	if err != nil {
+		return nil, fmt.Errorf("converting to %s: %w", desiredAPIVersion, err)
+	}
+	if metadata == nil {
+		delete(fields, "metadata")
+	} else {
+		fields["metadata"] = metadata
 	}
 	return json.Marshal(fields)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -240,5 +241,186 @@ func TestHubDescribesItself(t *testing.T) {
 	}
 	if v := NewHub[WidgetV2]("Widget").HubVersion(); v != "" {
 		t.Errorf("a new hub's hub version: %q", v)
+	}
+}
+
+// BoxV1 lacks v2's capacity: boxHub's conversions keep it in an annotation of v1 objects, so
+// that v2 -> v1 -> v2 loses nothing.
+type BoxV1 struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              struct {
+		Color string `json:"color"`
+	} `json:"spec"`
+}
+
+type BoxV2 struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              struct {
+		Color    string `json:"color"`
+		Capacity int    `json:"capacity,omitempty"`
+	} `json:"spec"`
+}
+
+const capacityAnnotation = "example.com/v2-capacity"
+
+// boxHub converts boxes; toHub and fromHub, when not nil, replace the stashing conversions of
+// v1, to see what the Hub makes of other functions' metadata.
+func boxHub(t *testing.T, toHub func(*BoxV1, *BoxV2) error, fromHub func(*BoxV2, *BoxV1) error) *Hub[BoxV2] {
+	t.Helper()
+	if toHub == nil {
+		toHub = func(v *BoxV1, h *BoxV2) error {
+			h.Spec.Color = v.Spec.Color
+			if s, ok := h.Annotations[capacityAnnotation]; ok {
+				n, err := strconv.Atoi(s)
+				if err != nil {
+					return fmt.Errorf("annotation %s: %w", capacityAnnotation, err)
+				}
+				h.Spec.Capacity = n
+				delete(h.Annotations, capacityAnnotation)
+			}
+			return nil
+		}
+	}
+	if fromHub == nil {
+		fromHub = func(h *BoxV2, v *BoxV1) error {
+			v.Spec.Color = h.Spec.Color
+			if h.Spec.Capacity != 0 {
+				if v.Annotations == nil {
+					v.Annotations = map[string]string{}
+				}
+				v.Annotations[capacityAnnotation] = strconv.Itoa(h.Spec.Capacity)
+			}
+			return nil
+		}
+	}
+	hub := NewHub[BoxV2]("Box")
+	if err := AddVersion(hub, "example.com/v1", toHub, fromHub); err != nil {
+		t.Fatal(err)
+	}
+	if err := AddHubVersion(hub, "example.com/v2"); err != nil {
+		t.Fatal(err)
+	}
+	return hub
+}
+
+// A round trip through a version lacking a field keeps the field when the conversions stash it in
+// an annotation: the Hub keeps the labels and annotations the functions leave.
+func TestHubRoundTripKeepsWhatConversionsStashInAnnotations(t *testing.T) {
+	hub := boxHub(t, nil, nil)
+	v2 := `{"apiVersion":"example.com/v2","kind":"Box","metadata":{"name":"b","uid":"u","resourceVersion":"4","labels":{"app":"shop"},"annotations":{"note":"fragile"}},"spec":{"color":"red","capacity":7}}`
+	v1, err := hub.Convert(context.Background(), []byte(v2), "example.com/v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantV1 := `{"apiVersion":"example.com/v1","kind":"Box","metadata":{"name":"b","uid":"u","resourceVersion":"4","labels":{"app":"shop"},"annotations":{"note":"fragile","example.com/v2-capacity":"7"}},"spec":{"color":"red"}}`
+	if diff := cmp.Diff(decode(t, wantV1), decode(t, string(v1))); diff != "" {
+		t.Fatalf("v2 -> v1 (-want +got):\n%s", diff)
+	}
+	back, err := hub.Convert(context.Background(), v1, "example.com/v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(decode(t, v2), decode(t, string(back))); diff != "" {
+		t.Fatalf("v2 -> v1 -> v2 (-want +got):\n%s", diff)
+	}
+}
+
+// The converted object's metadata is the original's but for its labels and annotations, which
+// are what the conversion functions left, as kube-apiserver takes them from a conversion webhook.
+func TestHubKeepsTheLabelsAndAnnotationsTheFunctionsLeave(t *testing.T) {
+	const meta = `"name":"b","namespace":"ns","uid":"u","resourceVersion":"4","generation":2,"futureMeta":"kept"`
+	v2 := `{"apiVersion":"example.com/v2","kind":"Box","metadata":{` + meta + `,"labels":{"app":"shop"},"annotations":{"note":"fragile"}},"spec":{"color":"red"}}`
+	ignore := func(h *BoxV2, v *BoxV1) error { v.Spec.Color = h.Spec.Color; return nil }
+	tests := []struct {
+		name    string
+		fromHub func(*BoxV2, *BoxV1) error
+		// object is the v2 object converted to v1, v2 when empty.
+		object string
+		// wantMeta is the converted object's metadata.
+		wantMeta string
+		wantErr  string
+	}{
+		{name: "functions that ignore metadata keep labels and annotations", fromHub: ignore,
+			wantMeta: `{` + meta + `,"labels":{"app":"shop"},"annotations":{"note":"fragile"}}`},
+		{name: "a function copying the metadata keeps them", fromHub: func(h *BoxV2, v *BoxV1) error {
+			v.ObjectMeta = h.ObjectMeta
+			return nil
+		}, wantMeta: `{` + meta + `,"labels":{"app":"shop"},"annotations":{"note":"fragile"}}`},
+		{name: "a function deleting the only annotation leaves none", fromHub: func(h *BoxV2, v *BoxV1) error {
+			delete(v.Annotations, "note")
+			return nil
+		}, wantMeta: `{` + meta + `,"labels":{"app":"shop"}}`},
+		{name: "a function adding a label adds it", fromHub: func(h *BoxV2, v *BoxV1) error {
+			v.Labels["tier"] = "gold"
+			return nil
+		}, wantMeta: `{` + meta + `,"labels":{"app":"shop","tier":"gold"},"annotations":{"note":"fragile"}}`},
+		{name: "a function clearing the metadata leaves no labels or annotations, and the rest of the original's", fromHub: func(h *BoxV2, v *BoxV1) error {
+			v.ObjectMeta = metav1.ObjectMeta{}
+			return nil
+		}, wantMeta: `{` + meta + `}`},
+		{name: "other metadata the functions change is the original's", fromHub: func(h *BoxV2, v *BoxV1) error {
+			v.Name, v.Namespace, v.UID, v.ResourceVersion, v.Generation = "other", "other", "other", "99", 9
+			v.Finalizers = []string{"example.com/f"}
+			return nil
+		}, wantMeta: `{` + meta + `,"labels":{"app":"shop"},"annotations":{"note":"fragile"}}`},
+		{name: "an object without metadata gets the labels the functions set", fromHub: func(h *BoxV2, v *BoxV1) error {
+			v.Labels = map[string]string{"converted": "yes"}
+			return nil
+		}, object: `{"apiVersion":"example.com/v2","kind":"Box","spec":{"color":"red"}}`, wantMeta: `{"labels":{"converted":"yes"}}`},
+		{name: "an object without metadata converted without labels has none", fromHub: ignore,
+			object: `{"apiVersion":"example.com/v2","kind":"Box","spec":{"color":"red"}}`},
+		{name: "an invalid label value is refused as kube-apiserver refuses it", fromHub: func(h *BoxV2, v *BoxV1) error {
+			v.Labels["app"] = "not valid!"
+			return nil
+		}, wantErr: `converting to example.com/v1: invalid metadata, which kube-apiserver refuses: metadata.labels: Invalid value: "not valid!": a valid label must be an empty string or consist of alphanumeric characters`},
+		{name: "an invalid annotation key is refused as kube-apiserver refuses it", fromHub: func(h *BoxV2, v *BoxV1) error {
+			v.Annotations["-bad"] = "x"
+			return nil
+		}, wantErr: `converting to example.com/v1: invalid metadata, which kube-apiserver refuses: metadata.annotation: Invalid value: "-bad": name part must consist of alphanumeric characters`},
+		{name: "invalid labels the functions leave as they were are not checked", fromHub: ignore,
+			object:   `{"apiVersion":"example.com/v2","kind":"Box","metadata":{"name":"b","labels":{"app":"not valid!"}},"spec":{"color":"red"}}`,
+			wantMeta: `{"name":"b","labels":{"app":"not valid!"}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			object := tt.object
+			if object == "" {
+				object = v2
+			}
+			out, err := boxHub(t, nil, tt.fromHub).Convert(context.Background(), []byte(object), "example.com/v1")
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want it to contain %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := decode(t, string(out)).(map[string]any)
+			var want any
+			if tt.wantMeta != "" {
+				want = decode(t, tt.wantMeta)
+			}
+			if diff := cmp.Diff(want, got["metadata"]); diff != "" {
+				t.Errorf("metadata (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// toHub sees the source object's metadata and its changes reach the converted object: a stash
+// annotation read and deleted is gone.
+func TestHubToHubSeesAndChangesMetadata(t *testing.T) {
+	v1 := `{"apiVersion":"example.com/v1","kind":"Box","metadata":{"name":"b","annotations":{"example.com/v2-capacity":"3","note":"fragile"}},"spec":{"color":"blue"}}`
+	out, err := boxHub(t, nil, nil).Convert(context.Background(), []byte(v1), "example.com/v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"apiVersion":"example.com/v2","kind":"Box","metadata":{"name":"b","annotations":{"note":"fragile"}},"spec":{"color":"blue","capacity":3}}`
+	if diff := cmp.Diff(decode(t, want), decode(t, string(out))); diff != "" {
+		t.Fatalf("v1 -> v2 (-want +got):\n%s", diff)
 	}
 }

@@ -18,13 +18,15 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/admitkit/admit/webhook"
+	"github.com/admitkit/admit/webhook/internal/convertmeta"
 )
 
 // Convert sends objects to the conversion webhook reg serves for their CRD, in one
 // ConversionReview asking for apiVersion as kube-apiserver sends it, and returns the converted
 // objects decoded into V, in order. It fails the test when the webhook answers a failure, or an
 // answer kube-apiserver would refuse: another number of objects, another apiVersion or kind,
-// metadata changed beyond labels and annotations. Decoding is strict: a field V lacks fails it.
+// metadata changed beyond labels and annotations, changed labels or annotations it finds
+// invalid. Decoding is strict: a field V lacks fails it.
 //
 // The objects are typed (their apiVersion and kind set, or their type registered in the
 // Scheme of one of reg's webhooks) or unstructured, all of one kind. Their CRD is the one
@@ -124,7 +126,8 @@ func conversionReview(ctx context.Context, reg *webhook.Registry, path, apiVersi
 
 // checkConverted checks what kube-apiserver checks of converted objects: one per object, in
 // the desired apiVersion, of the same kind, with metadata changed in labels and annotations at
-// most.
+// most, and those valid. The apiserver silently restores metadata other than name, namespace and
+// uid; a webhook changing it is failed all the same, as its change would be lost.
 func checkConverted(apiVersion, kind string, in, out []runtime.RawExtension) error {
 	if len(out) != len(in) {
 		return fmt.Errorf("the webhook returned %d objects for %d", len(out), len(in))
@@ -151,8 +154,21 @@ func checkConverted(apiVersion, kind string, in, out []runtime.RawExtension) err
 		if !reflect.DeepEqual(before.Metadata, after.Metadata) {
 			return fmt.Errorf("converted object %d changed its metadata beyond labels and annotations, which kube-apiserver refuses:\nbefore %v\nafter  %v", i, before.Metadata, after.Metadata)
 		}
+		if _, err := convertmeta.Merge(metadataOf(in[i].Raw), metadataOf(out[i].Raw)); err != nil {
+			return fmt.Errorf("converted object %d: %w", i, err)
+		}
 	}
 	return nil
+}
+
+// metadataOf is the metadata of a JSON object, nil when it has none or is not an object (which
+// checkConverted reports before asking).
+func metadataOf(object []byte) json.RawMessage {
+	var o struct {
+		Metadata json.RawMessage `json:"metadata"`
+	}
+	_ = json.Unmarshal(object, &o)
+	return o.Metadata
 }
 
 // conversionPath finds the conversion webhook of the CRD in group whose kind is kind: the one

@@ -115,6 +115,20 @@ func (renamer) Convert(_ context.Context, object []byte, desired string) ([]byte
 	return json.Marshal(obj)
 }
 
+// mislabeller is a converter that breaks kube-apiserver's rule on labels: a label it sets has
+// a value no label may have.
+type mislabeller struct{}
+
+func (mislabeller) Convert(_ context.Context, object []byte, desired string) ([]byte, error) {
+	var obj map[string]any
+	if err := json.Unmarshal(object, &obj); err != nil {
+		return nil, err
+	}
+	obj["apiVersion"] = desired
+	obj["metadata"].(map[string]any)["labels"] = map[string]any{"converted": "from v1!"}
+	return json.Marshal(obj)
+}
+
 // Convert fails the test on what kube-apiserver would refuse, and on what the test asks wrongly.
 func TestConvertFailsTheTest(t *testing.T) {
 	reg := gizmoRegistry(t)
@@ -133,6 +147,14 @@ func TestConvertFailsTheTest(t *testing.T) {
 			`webhooktest: decoding converted object 0 into webhooktest_test.gizmoV1: json: unknown field "colors"`},
 		{"changed metadata", func(t webhooktest.T) { webhooktest.Convert[gizmoV1](t, reg, "other.example.com/v2", renamed) },
 			"webhooktest: converted object 0 changed its metadata beyond labels and annotations, which kube-apiserver refuses"},
+		{"an invalid label", func(t webhooktest.T) {
+			mislabelled := webhook.NewRegistry(webhook.HTTPOptions{})
+			if err := mislabelled.RegisterConversion(webhook.Conversion{CRD: "renames.other.example.com", Converter: mislabeller{}}); err != nil {
+				t.Fatalf("%v", err)
+			}
+			webhooktest.Convert[gizmoV1](t, mislabelled, "other.example.com/v2", renamed)
+		},
+			`webhooktest: converted object 0: invalid metadata, which kube-apiserver refuses: metadata.labels: Invalid value: "from v1!": a valid label must be`},
 		{"no conversion for the group", func(t webhooktest.T) {
 			webhooktest.Convert[gizmoV1](t, reg, "third.example.com/v2", gizmo("red", "red"))
 		},
