@@ -13,6 +13,7 @@ import (
 	corev1listers "k8s.io/client-go/listers/core/v1"
 
 	"github.com/admitkit/admit/engine"
+	"github.com/admitkit/admit/kubelog"
 	"github.com/admitkit/admit/resources"
 )
 
@@ -75,6 +76,9 @@ type Chain struct {
 // New builds the chain for cfg: the cluster state, the built-in admission plugins initialized
 // on it (their informers started and synced), the codec and the registry's preparation.
 func New(ctx context.Context, cfg Config) (*Chain, error) {
+	// Kubernetes' admission code logs its informers and quota evaluators through klog: quiet
+	// unless the program routed it (package kubelog).
+	kubelog.Quiet()
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/admitkit/admit/internal/kubelog"
+	"github.com/admitkit/admit/kubelog"
 )
 
 func TestMain(m *testing.M) {

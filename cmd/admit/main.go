@@ -8,7 +8,7 @@ import (
 	"syscall"
 
 	"github.com/admitkit/admit/internal/cli"
-	"github.com/admitkit/admit/internal/kubelog"
+	"github.com/admitkit/admit/kubelog"
 )
 
 func main() {

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/admitkit/admit/internal/kubelog"
+	"github.com/admitkit/admit/kubelog"
 )
 
 // TestMain routes klog, which the Kubernetes code under test logs through, as cmd/admit does.

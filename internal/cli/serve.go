@@ -23,7 +23,7 @@ import (
 	"github.com/admitkit/admit/builtin"
 	"github.com/admitkit/admit/certs"
 	"github.com/admitkit/admit/certs/rotator"
-	"github.com/admitkit/admit/internal/kubelog"
+	"github.com/admitkit/admit/kubelog"
 	"github.com/admitkit/admit/webhook"
 )
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 
 	"github.com/go-logr/logr"
@@ -35,6 +36,26 @@ func RouteTo(logger *slog.Logger) {
 	s.target.Store(t)
 	klog.SetLoggerWithOptions(logr.FromSlogHandler(s), klog.ContextualLogger(true))
 }
+
+// Quiet discards klog's output unless Route or RouteTo already routes it: what the library's
+// users get by default, since package chain calls it as it builds Kubernetes' admission code,
+// whose informational lines (informers syncing, quota evaluators starting and stopping) would
+// otherwise reach the program's stderr on every review. A program that wants Kubernetes'
+// errors calls Route or RouteTo before its first review; one that sets klog's logger itself
+// routes it with RouteTo instead, as Quiet replaces any logger not set here. klog is
+// process-wide and its logger may not change while other goroutines log, so Quiet changes it
+// once, the first time.
+func Quiet() {
+	quietOnce.Do(func() {
+		if _, routed := logr.ToSlogHandler(klog.Background()).(*switchable); !routed {
+			Route(io.Discard)
+		}
+	})
+}
+
+// quietOnce makes Quiet's check and change one step for concurrent first reviews. It is
+// process-wide state because klog's logger is: there is no instance to hang it on.
+var quietOnce sync.Once
 
 // target is where a switchable handler sends records.
 type target struct{ handler slog.Handler }

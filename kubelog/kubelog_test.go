@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"log/slog"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -96,4 +98,44 @@ func (w *lockedWriter) String() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.buf.String()
+}
+
+// Quiet leaves a route the program chose in place.
+func TestQuietKeepsARoute(t *testing.T) {
+	var out bytes.Buffer
+	Route(&out)
+	defer klog.ClearLogger()
+	Quiet()
+	klog.Error("cache sync failed")
+	klog.Flush()
+	if !strings.Contains(out.String(), "cache sync failed") {
+		t.Errorf("after Quiet, the route's writer lacks the error:\n%s", out.String())
+	}
+}
+
+// Unrouted, klog prints its informational lines on stderr; after Quiet it prints nothing. klog
+// is process-wide, so the check runs in a process of its own.
+func TestQuietSilencesKlog(t *testing.T) {
+	if os.Getenv("KUBELOG_QUIET_CHILD") != "" {
+		if os.Getenv("KUBELOG_QUIET_CHILD") == "quiet" {
+			Quiet()
+		}
+		klog.Info("informer started")
+		klog.Error("cache sync failed")
+		klog.Flush()
+		return
+	}
+	for _, mode := range []string{"loud", "quiet"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestQuietSilencesKlog$")
+		cmd.Env = append(os.Environ(), "KUBELOG_QUIET_CHILD="+mode)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%s: %v\n%s", mode, err, stderr.String())
+		}
+		printed := strings.Contains(stderr.String(), "informer started")
+		if printed != (mode == "loud") {
+			t.Errorf("%s: klog's info line printed %v:\n%s", mode, printed, stderr.String())
+		}
+	}
 }
