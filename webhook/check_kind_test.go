@@ -66,6 +66,16 @@ func TestRegisterFillsKindAndResourceIn(t *testing.T) {
 			}
 		})
 	}
+	// The Registry's Scheme, given once, is the Scheme of the webhooks that give none.
+	r := NewRegistry(HTTPOptions{Scheme: widgetScheme(t)})
+	err := r.Register(Webhook{Name: "widgets.example.com", Type: TypeValidating, Resource: "widgets",
+		Handler: ValidatingHandler[*widgetsv1.Widget](nopValidator[*widgetsv1.Widget]{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Webhooks()[0].Kind; got != widget {
+		t.Errorf("with the Registry's Scheme: kind %v, want %v", got, widget)
+	}
 }
 
 // A typed handler whose Go type matches the webhook, an unstructured one and partial views are

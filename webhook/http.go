@@ -15,6 +15,7 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	kjson "sigs.k8s.io/json"
 
 	"github.com/admitkit/admit/internal/typedjson"
@@ -38,6 +39,10 @@ type HTTPOptions struct {
 	// PropagatePanics lets a panic in the handler crash the goroutine as net/http would handle it,
 	// instead of answering 500 and counting it. For tests that want the stack trace.
 	PropagatePanics bool
+	// Scheme is a Registry's: the Scheme of every webhook registered without one (Webhook.Scheme),
+	// given once for a server whose types one Scheme knows, as a controller-runtime manager's.
+	// webhooktest finds typed objects' kinds in it too. NewHTTPHandler does not use it.
+	Scheme *runtime.Scheme
 }
 
 // NewHTTPHandler serves an admission webhook with h. label names the handler in metrics and

@@ -47,6 +47,9 @@ func NewRegistry(opts HTTPOptions) *Registry {
 // Kind defaults to the handler's when its Go type says it, Resource to the resource of
 // Kubernetes' own kinds, Operations to CREATE and UPDATE, Path to the generated one.
 func (r *Registry) Register(w Webhook) error {
+	if w.Scheme == nil {
+		w.Scheme = r.opts.Scheme
+	}
 	w, hk := complete(w)
 	errs := r.check(w, hk)
 	switch {

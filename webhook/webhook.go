@@ -42,6 +42,7 @@ type Webhook struct {
 	// Scheme, when set, gives the kind of the handler's Go type, as controller-runtime reads it
 	// from a manager's scheme: Kind defaults to it, and a Kind of another group, version or
 	// name is refused. Without it, the kind of a type of your own is known by its name only.
+	// Default: the Registry's (HTTPOptions.Scheme).
 	Scheme *runtime.Scheme
 	// Resource is the plural resource name of Kind, e.g. "pods", or one of its subresources,
 	// "pods/ephemeralcontainers". For Kubernetes' own kinds it defaults to the kind's resource.
