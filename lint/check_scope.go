@@ -97,19 +97,95 @@ func hasWildcardScope(rules []admissionregistrationv1.RuleWithOperations) bool {
 	return false
 }
 
-// checkMatchPolicy (C03): matchPolicy Exact lets other versions of a resource through.
+// checkMatchPolicy (C03): matchPolicy Exact lets requests through other versions of a resource
+// by. The apiserver asks of each request whether a rule matches its resource; under Exact it
+// stops there, under Equivalent it also tries the other versions and groups that serve the same
+// objects, converting the request for the one matched. So Exact misses a request exactly when its
+// resource is served in another version or group that a rule names, and no rule names its own.
+// A webhook of the same configuration whose rules name it sees the request all the same: an
+// operator registering one Exact webhook per served version misses nothing. Resources of groups
+// the input does not show (a CRD not in the input) may be served in versions lint cannot see:
+// reported as assumed (info).
 func checkMatchPolicy(a *analysis) []finding {
 	var out []finding
 	for _, c := range a.configs {
 		for _, w := range c.webhooks {
-			if w.spec.MatchPolicy == nil || *w.spec.MatchPolicy != admissionregistrationv1.Exact || a.exactCannotMiss(w) {
+			if w.spec.MatchPolicy == nil || *w.spec.MatchPolicy != admissionregistrationv1.Exact {
 				continue
 			}
-			out = append(out, finding{
-				config: c, webhook: w, field: w.path().Child("matchPolicy").String(),
-				message: "is Exact: a request through another version of a matched resource bypasses the webhook",
-				hint:    "remove matchPolicy (Equivalent is the default): the apiserver then converts requests to the version the rules name",
-			})
+			f := finding{config: c, webhook: w, field: w.path().Child("matchPolicy").String(),
+				hint: "remove matchPolicy (Equivalent is the default): the apiserver then converts requests to the version the rules name"}
+			if missed := a.exactMisses(c, w); len(missed) > 0 {
+				f.message = fmt.Sprintf("is Exact: requests through %s, served and equivalent to a resource the rules name, bypass the webhook", joinAnd(missed))
+				out = append(out, f)
+			} else if unseen := a.unseenGroups(w); len(unseen) > 0 {
+				f.severity = Info
+				f.message = fmt.Sprintf("is Exact on resources of %s, which the input does not define: assumed served in no version the rules leave out", groupNames(unseen))
+				f.hint = "lint the CustomResourceDefinitions with the configuration to have their versions checked; " + f.hint
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// exactMisses lists the requests matchPolicy Exact keeps from w: to a served resource
+// equivalent to one a rule of w matches, that no rule of w, nor of another webhook of the same
+// configuration, matches itself. They are named by resource ("autoscaling/v1
+// horizontalpodautoscalers"), in the mapper's order.
+func (a *analysis) exactMisses(c *configuration, w *webhook) []string {
+	var missed []string
+	seen := map[string]bool{}
+	for _, res := range a.mapper.Resources() {
+		subs := []string{""}
+		for _, s := range res.Subresources {
+			subs = append(subs, s.Name)
+		}
+		for _, sub := range subs {
+			for _, op := range ops(admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete, admissionregistrationv1.Connect) {
+				r := request{gvr: res.GVR, subresource: sub, operation: op, namespaced: res.Namespaced}
+				if !matchesExactly(w, r) {
+					continue
+				}
+				for _, eq := range a.mapper.Equivalents(res.GVR, sub) {
+					other := request{gvr: eq, subresource: sub, operation: op, namespaced: res.Namespaced}
+					name := eq.GroupVersion().String() + " " + resourceName("", eq.Resource, sub)
+					if eq == res.GVR || seen[name] || !a.served(eq) || slices.ContainsFunc(c.webhooks, func(s *webhook) bool { return matchesExactly(s, other) }) {
+						continue
+					}
+					seen[name] = true
+					missed = append(missed, name)
+				}
+			}
+		}
+	}
+	return missed
+}
+
+// matchesExactly says a rule of w names r's own resource, as Exact requires.
+func matchesExactly(w *webhook, r request) bool {
+	return slices.ContainsFunc(w.spec.Rules, func(rule admissionregistrationv1.RuleWithOperations) bool { return ruleMatches(rule, r, r.gvr) })
+}
+
+// served says clients can send requests through gvr (a CRD's unserved version is only stored).
+func (a *analysis) served(gvr schema.GroupVersionResource) bool {
+	_, err := a.mapper.Resource(gvr)
+	return err == nil
+}
+
+// unseenGroups are the API groups w's rules name that neither Kubernetes nor the input's CRDs
+// serve.
+func (a *analysis) unseenGroups(w *webhook) []string {
+	known := map[string]bool{}
+	for _, r := range a.mapper.Resources() {
+		known[r.GVR.Group] = true
+	}
+	var out []string
+	for _, rule := range w.spec.Rules {
+		for _, g := range rule.APIGroups {
+			if g != "*" && !known[g] && !slices.Contains(out, g) {
+				out = append(out, g)
+			}
 		}
 	}
 	return out
@@ -143,31 +219,3 @@ func checkMirrorPods(a *analysis) []finding {
 	return out
 }
 
-// exactCannotMiss is true when matchPolicy Exact changes nothing: every rule matches every
-// version, and no resource it matches has an equivalent in a group the rule leaves out (events
-// are served by the core group and events.k8s.io).
-func (a *analysis) exactCannotMiss(w *webhook) bool {
-	for _, rule := range w.spec.Rules {
-		if !slices.Contains(rule.APIVersions, "*") {
-			return false
-		}
-		if slices.Contains(rule.APIGroups, "*") {
-			continue
-		}
-		for _, res := range a.mapper.Resources() {
-			matched := slices.ContainsFunc(ops(admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete, admissionregistrationv1.Connect),
-				func(op admissionregistrationv1.OperationType) bool {
-					return ruleMatches(rule, request{gvr: res.GVR, operation: op, namespaced: res.Namespaced}, res.GVR)
-				})
-			if !slices.Contains(rule.APIGroups, res.GVR.Group) || !matched {
-				continue
-			}
-			for _, eq := range a.mapper.Equivalents(res.GVR, "") {
-				if !slices.Contains(rule.APIGroups, eq.Group) {
-					return false
-				}
-			}
-		}
-	}
-	return true
-}

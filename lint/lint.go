@@ -113,7 +113,7 @@ func checks() []check {
 		"B01": checkKubeSystem, "B02": checkOwnNamespace, "B03": checkLowerRunlevel, "B04": checkCycles,
 		"B05": checkNodeLeases, "B06": checkVirtualResources, "B07": checkReplicas, "B08": checkDisruptionBudget,
 		"B09": checkService, "B10": checkWorkloads, "B11": checkAddonNamespaces, "B12": checkNodeWrites,
-		"C01": checkWildcards, "C02": checkMatchConditions, "C03": checkMatchPolicy, "C04": checkMirrorPods,
+		"C01": checkWildcards, "C02": checkMatchConditions, "C03": checkMatchPolicy, "C04": checkMirrorPods, "C05": checkUnservedResources,
 		"D01": checkTimeout, "D02": checkChainDeadline,
 		"E01": checkCABundlePEM, "E02": checkExpiry, "E03": checkNames, "E04": checkSHA1, "E05": checkEmptyCABundle,
 		"F01": checkBindingWithoutPolicy, "F02": checkParams, "F03": checkPolicyKubeSystem, "F04": checkPolicyOnOwnParams,

@@ -107,6 +107,9 @@ func scopeRules() []Rule {
 		{ID: "C04", Name: "mirror-pods", Severity: Info,
 			Summary: "A mutating webhook on pods does not exclude mirror pods.",
 			Help:    "The kubelet creates a mirror pod for each static pod. The apiserver refuses changes to them, so a mutation either fails the mirror pod's creation or is lost. Exclude them with a matchCondition on the kubernetes.io/config.mirror annotation."},
+		{ID: "C05", Name: "unserved-resource", Severity: Warning,
+			Summary: "A rule names a resource, version or subresource that neither Kubernetes nor the input's CustomResourceDefinitions serve (info for groups the input does not show).",
+			Help:    "kube-apiserver accepts a rule for a resource it does not serve, since one could be added later, and then never calls the webhook for it: a singular or misspelt resource name (deployment, eksconfig) silently turns off the defaulting or validation the webhook was written for. Name the resource as its plural, in a group and version that serve it."},
 	}
 }
 

@@ -92,6 +92,10 @@ type NotFoundError struct {
 	hint string
 }
 
+// Hint says what the Mapper knows near what was looked up: the versions a resource is served in,
+// the plural of a singular or capitalised name, a near kind; "" when nothing is near.
+func (e *NotFoundError) Hint() string { return e.hint }
+
 func (e *NotFoundError) Error() string {
 	var msg string
 	switch {

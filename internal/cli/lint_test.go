@@ -84,13 +84,13 @@ func TestLintExitCodes(t *testing.T) {
 		wantStderr string
 	}{
 		{name: "findings at the default threshold", args: []string{fixture("realistic", "cert-manager")}, want: ExitRejected,
-			wantStdout: []string{`MutatingWebhookConfiguration "cert-manager-webhook"`, "warning B07 single-replica", "2 warnings (4 below warning)"}},
+			wantStdout: []string{`MutatingWebhookConfiguration "cert-manager-webhook"`, "warning B07 single-replica", "2 warnings (6 below warning)"}},
 		{name: "nothing at or above error", args: []string{"--severity", "error", fixture("realistic", "cert-manager")}, want: ExitOK,
-			wantStdout: []string{"no findings (6 below error)"}},
+			wantStdout: []string{"no findings (8 below error)"}},
 		{name: "info shows everything", args: []string{"--severity", "info", fixture("realistic", "cert-manager")}, want: ExitRejected,
-			wantStdout: []string{"info    C02 broad-without-match-conditions", "info    D01 long-timeout", "2 warnings, 4 infos"}},
+			wantStdout: []string{"info    C02 broad-without-match-conditions", "info    D01 long-timeout", "info    C05 unserved-resource", "2 warnings, 6 infos"}},
 		{name: "rules disabled by flag, by ID and name", args: []string{"--disable", "B07,no-disruption-budget", "--disable", "D01", "--disable", "wildcard-rule", fixture("realistic", "cert-manager")},
-			want: ExitOK, wantStdout: []string{"no findings (5 suppressed, 1 below warning)"}},
+			want: ExitOK, wantStdout: []string{"no findings (5 suppressed, 3 below warning)"}},
 		{name: "standard input", stdin: slowWebhookYAML(""), args: []string{"-"}, want: ExitRejected,
 			wantStdout: []string{`ValidatingWebhookConfiguration "slow"  <stdin>:1`, "warning D01 long-timeout: webhooks[0].timeoutSeconds"}},
 		{name: "rule disabled by annotation", stdin: slowWebhookYAML("  annotations: {admit.dev/lint-disable: long-timeout}\n"), args: []string{"-"}, want: ExitOK,
@@ -153,7 +153,7 @@ func TestLintJSON(t *testing.T) {
 	if diff := cmp.Diff(want, rules); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)
 	}
-	wantSummary := map[string]int{"errors": 0, "warnings": 1, "infos": 0, "suppressed": 1, "belowThreshold": 4}
+	wantSummary := map[string]int{"errors": 0, "warnings": 1, "infos": 0, "suppressed": 1, "belowThreshold": 6}
 	if diff := cmp.Diff(wantSummary, report.Summary); diff != "" {
 		t.Errorf("summary (-want +got):\n%s", diff)
 	}
