@@ -218,4 +218,3 @@ func checkMirrorPods(a *analysis) []finding {
 	}
 	return out
 }
-
