@@ -29,10 +29,17 @@ func checkWildcards(a *analysis) []finding {
 					message: fmt.Sprintf("matches %s: the webhook receives requests it was not written for, including resources that CRDs and upgrades add later", joinAnd(wild)),
 					hint:    "list the API groups, resources and operations the webhook handles",
 				}
-				if groups := rule.APIGroups; !slices.Contains(groups, "*") && !slices.ContainsFunc(groups, func(g string) bool { return a.builtinGroups[g] }) {
+				switch groups := rule.APIGroups; {
+				case !slices.Contains(groups, "*") && !slices.ContainsFunc(groups, func(g string) bool { return a.builtinGroups[g] }):
 					// A project's wildcard over its own API groups reaches only its own kinds.
 					f.severity = Info
 					f.message = fmt.Sprintf("matches %s of its own API groups (%s): new kinds added to them later reach the webhook too", joinAnd(wild), strings.Join(groups, ", "))
+				case w.objectSelector != nil && !w.objectSelector.Matches(labels.Set{}):
+					// The apiserver calls the webhook only for objects whose labels its
+					// objectSelector selects: the wildcard reaches the objects opted in, whatever
+					// their kind, not every write of the cluster.
+					f.severity = Info
+					f.message = fmt.Sprintf("matches %s, but only for objects labelled as its objectSelector requires (%s): whatever carries the label reaches the webhook, of any kind, now or added later", joinAnd(wild), w.objectSelector)
 				}
 				out = append(out, f)
 			}
