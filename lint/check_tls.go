@@ -277,9 +277,13 @@ func checkNames(a *analysis) []finding {
 					hint: fmt.Sprintf("reissue the certificate with %q among its subject alternative names (the common name is not consulted)", host),
 				})
 			}
-			for _, spec := range a.certificateSpecs(w) {
+			specs := a.certificateSpecs(w)
+			if slices.ContainsFunc(specs, func(spec *certificateSpec) bool { return certificateCovers(spec, host) }) {
+				continue // the server can serve the one that covers the name
+			}
+			for _, spec := range specs {
 				key := "certificate/" + spec.name.String() + "/" + host
-				if reported[key] || certificateCovers(spec, host) {
+				if reported[key] {
 					continue
 				}
 				reported[key] = true
@@ -295,29 +299,28 @@ func checkNames(a *analysis) []finding {
 	return out
 }
 
-// certificateSpecs finds the cert-manager Certificates behind a webhook: the one its
-// configuration's inject-ca-from annotation names, and those writing a Secret its pods mount.
+// certificateSpecs finds the cert-manager Certificates that can serve a webhook. The one its
+// configuration's inject-ca-from annotation names is the one it trusts, so the serving one:
+// others the server mounts (a metrics certificate, as kubebuilder's scaffold adds) serve
+// something else. Without the annotation, every Certificate writing a Secret the server's pods
+// mount may be the one: lint cannot tell which file the server loads.
 func (a *analysis) certificateSpecs(w *webhook) []*certificateSpec {
-	var out []*certificateSpec
-	seen := map[namespacedName]bool{}
-	add := func(spec *certificateSpec) {
-		if spec != nil && !seen[spec.name] {
-			seen[spec.name] = true
-			out = append(out, spec)
-		}
-	}
 	if ref, ok := w.config.annotations["cert-manager.io/inject-ca-from"]; ok {
 		if ns, name, ok := strings.Cut(ref, "/"); ok {
-			spec, _ := lookup(a.inv.certificates, ns, name)
-			add(spec)
+			if spec, found := lookup(a.inv.certificates, ns, name); found && spec != nil {
+				return []*certificateSpec{spec}
+			}
 		}
 	}
+	var out []*certificateSpec
+	seen := map[namespacedName]bool{}
 	if b := w.backend; b != nil {
 		for _, secret := range a.mountedSecrets(b) {
 			for _, key := range sortedKeys(a.inv.certificates) {
 				spec := a.inv.certificates[key]
-				if inNamespace(spec.name.namespace, b.namespace) && spec.secretName == secret {
-					add(spec)
+				if inNamespace(spec.name.namespace, b.namespace) && spec.secretName == secret && !seen[spec.name] {
+					seen[spec.name] = true
+					out = append(out, spec)
 				}
 			}
 		}
