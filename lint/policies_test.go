@@ -34,6 +34,10 @@ func TestPolicyRules(t *testing.T) {
 			},
 		},
 		{
+			name: "a library binding one policy as an example is reported once, as info", file: "library-with-example.yaml",
+			want: []view{{"F07", "metadata.name"}},
+		},
+		{
 			name: "a binding's matchResources without resourceRules keeps the policy's resources", file: "binding-selector-only.yaml",
 			want: []view{{"F03", "spec.matchConstraints.namespaceSelector"}},
 		},
