@@ -86,21 +86,31 @@ func readmeReplaceBlock(t *testing.T) string {
 	return blocks[0]
 }
 
-// replacements returns the replace directives of a go.mod as "old => new version" lines, sorted,
-// admit's own left out; the go command reads the file, so a block it would refuse fails here.
-func replacements(t *testing.T, gomod string) []string {
+// goMod is what go mod edit -json reports of a go.mod.
+type goMod struct {
+	Require []struct{ Path, Version string }
+	Replace []struct {
+		Old, New struct{ Path, Version string }
+	}
+}
+
+// readGoMod returns a go.mod as the go command reads it, so that a file it would refuse fails here.
+func readGoMod(t *testing.T, gomod string) goMod {
 	t.Helper()
 	out := goCommand(t, filepath.Dir(gomod))("mod", "edit", "-json", gomod)
-	var parsed struct {
-		Replace []struct {
-			Old, New struct{ Path, Version string }
-		}
-	}
+	var parsed goMod
 	if err := json.Unmarshal([]byte(out), &parsed); err != nil {
 		t.Fatalf("go mod edit -json %s: %v", gomod, err)
 	}
+	return parsed
+}
+
+// replacements returns the replace directives of a go.mod as "old => new version" lines, sorted,
+// admit's own left out.
+func replacements(t *testing.T, gomod string) []string {
+	t.Helper()
 	var lines []string
-	for _, r := range parsed.Replace {
+	for _, r := range readGoMod(t, gomod).Replace {
 		if r.Old.Path == "github.com/admitkit/admit" {
 			continue
 		}
