@@ -34,7 +34,7 @@ build:
 ## harness (no timing assertions), and every fuzz target for a short budget (fuzz-smoke).
 ## The e2e tools (kube-apiserver, built once into .cache) build in the background while the unit
 ## tests run; the reliability suite, which measures timing, waits for that build to end.
-test: tools-background fmt-check vet unit-packages test-binaries tools unit-reliability e2e bench-smoke contrib fuzz-smoke
+test: tools-background fmt-check vet test-binaries unit-packages tools unit-reliability e2e bench-smoke contrib fuzz-smoke
 
 fmt-check:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
@@ -61,7 +61,9 @@ unit-reliability: test-binaries
 tools:
 	bash hack/ensure-tools.sh
 
-# admit static, as the image ships it; go build relinks only what changed.
+# admit static, as the image ships it; go build relinks only what changed. It runs before the unit
+# tests: test/consumer builds a module of its own as this build does (CGO_ENABLED=0), and so finds
+# Kubernetes' packages compiled.
 test-binaries:
 	@mkdir -p $(dir $(ADMIT_BINARY)) $(dir $(ADMIT_CONTRIB_LABELLER))
 	CGO_ENABLED=0 $(GO) build -ldflags "$(VERSION_LDFLAGS)" -o $(ADMIT_BINARY) ./cmd/admit

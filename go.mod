@@ -145,8 +145,10 @@ require (
 
 // k8s.io/kubernetes (imported by package chain only, for kube-apiserver's defaulting, registry
 // strategies and admission plugins) requires its staging repositories at v0.0.0; each is replaced
-// by its published tag. Programs that import only webhook, patch, certs, extension or dispatch
-// need none of this (test/consumer proves it).
+// by its published tag. A module importing review, chain, audit, testsuite or lint needs the same
+// block: review's package doc and the README print it, and test/consumer holds them equal to this
+// one. Programs that import only webhook, patch, certs, extension, dispatch, engine or
+// clusterstate need none of this (test/consumer proves both).
 replace (
 	k8s.io/api => k8s.io/api v0.36.3
 	k8s.io/apiextensions-apiserver => k8s.io/apiextensions-apiserver v0.36.3
