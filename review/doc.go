@@ -29,6 +29,14 @@
 // generated names are derived from the object and its source, and cluster IPs are the lowest
 // free ones.
 //
+// # Logs
+//
+// Kubernetes' admission code logs through klog, process-wide: its informers syncing, its quota
+// evaluators starting and stopping. A review keeps that off the program's stderr (package
+// kubelog's Quiet, called as the chain is built); to see Kubernetes' errors, call
+// kubelog.Route(os.Stderr), or kubelog.RouteTo(logger) for a slog logger, before the first
+// review.
+//
 // # Module requirements
 //
 // Package review links k8s.io/kubernetes (through package chain), whose go.mod requires its
