@@ -244,4 +244,3 @@ func (s *Session) Review(ctx context.Context, w Write, objects, olds []Input) ([
 	}
 	return outcomes, nil
 }
-
