@@ -8,6 +8,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -171,4 +172,44 @@ func TestKubernetesPackagesBuildWithDocumentedReplaceBlock(t *testing.T) {
 		t.Errorf("go mod tidy changed the consumer's replace directives (-documented +tidied):\n%s", diff)
 	}
 	run("build", "-o", os.DevNull, ".")
+}
+
+// A program written from the package documentation alone, in a module of its own with the
+// documented block, runs: it reviews objects with a policy and a webhook, streams 10,000 objects
+// through one session, and converts a custom resource to another version and back without loss.
+func TestAProgramFromThePackageDocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a module of its own, with Kubernetes' admission code")
+	}
+	dir := writeConsumer(t, nil, "\n"+docReplaceBlock(t))
+	program, err := os.ReadFile(filepath.Join("testdata", "program", "main.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), program, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := goCommand(t, dir, "CGO_ENABLED=0")
+	run("mod", "tidy")
+	run("build", "-o", "program", ".")
+	cmd := exec.Command(filepath.Join(dir, "program"))
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("the program failed: %v\n%s%s", err, stdout.String(), stderr.String())
+	}
+	want := `Deployment web: deployments.apps "web" is forbidden: ValidatingAdmissionPolicy 'replicas' with binding 'replicas' denied request: at most 10 replicas
+ConfigMap settings: admitted
+ConfigMap secrets: admission webhook "configmaps.example.com" denied the request: a ConfigMap is no place for a password
+streamed 10000 ConfigMaps: 10000 admitted
+v1: {"apiVersion":"example.com/v1","kind":"Cache","metadata":{"annotations":{"example.com/v2-eviction":"lru"},"labels":{"app":"shop"},"name":"sessions"},"size":"1Gi"}
+v2 again: {"apiVersion":"example.com/v2","eviction":"lru","kind":"Cache","metadata":{"labels":{"app":"shop"},"name":"sessions"},"size":"1Gi"}
+`
+	if diff := cmp.Diff(want, stdout.String()); diff != "" {
+		t.Errorf("the program's output (-want +got):\n%s", diff)
+	}
+	// Kubernetes' admission code logs through klog; a library user's stderr stays clean.
+	if stderr.Len() > 0 {
+		t.Errorf("the program wrote to stderr:\n%s", stderr.String())
+	}
 }
