@@ -67,8 +67,10 @@ type Chain struct {
 	codec    *codec
 	preparer *preparer
 	cluster  *cluster
-	before   []engine.Step
-	after    []engine.ValidatingStep
+	// authorizer answers what a request's user may do (newAuthorizer).
+	authorizer *Authorizer
+	before     []engine.Step
+	after      []engine.ValidatingStep
 	// policyClusters are the clusters of the admission policy plugins, one per binding.
 	policyClusters []*cluster
 }
@@ -117,16 +119,20 @@ func New(ctx context.Context, cfg Config) (*Chain, error) {
 	if err != nil {
 		return nil, err
 	}
+	authz, err := newAuthorizer(builtin)
+	if err != nil {
+		return nil, err
+	}
 	state, err := newCluster(builtin, cfg.Namespaces)
 	if err != nil {
 		return nil, err
 	}
-	ch := &Chain{codec: c, cluster: state}
+	ch := &Chain{codec: c, cluster: state, authorizer: authz}
 	fail := func(err error) (*Chain, error) {
 		ch.Close()
 		return nil, err
 	}
-	before, after, err := initPlugins(state, c, selection, configs)
+	before, after, err := initPlugins(state, c, selection, configs, authz)
 	if err != nil {
 		return fail(err)
 	}
@@ -166,7 +172,7 @@ func (c *Chain) policySteps(ctx context.Context, cfg Config, custom *customResou
 	if err != nil {
 		return nil, err
 	}
-	deps := policyDeps{codec: c.codec, interfaces: newObjectInterfaces(c.codec.scheme, custom, mapper), restMapper: restMapper, schemas: newAPISchemas(cfg.CRDs, cfg.beforeSchemaListing), clusters: &c.policyClusters,
+	deps := policyDeps{codec: c.codec, authorizer: c.authorizer, interfaces: newObjectInterfaces(c.codec.scheme, custom, mapper), restMapper: restMapper, schemas: newAPISchemas(cfg.CRDs, cfg.beforeSchemaListing), clusters: &c.policyClusters,
 		dynamic: func(objects []runtime.Object) (dynamic.Interface, error) {
 			return newDynamicClient(append(objects, customObjects...), restMapper)
 		}}
@@ -196,9 +202,15 @@ func (c *Chain) Close() {
 	}
 }
 
-// Assumed says what the chain assumed of the cluster beyond the objects it was given, in
+// Assumed says, after admissions, what the chain assumed of the cluster beyond the objects it was given, in
 // sentences: what a fresh 1.36 cluster has.
-func (c *Chain) Assumed() []string { return append([]string(nil), c.cluster.assumed...) }
+func (c *Chain) Assumed() []string {
+	return append(append([]string(nil), c.cluster.assumed...), c.authorizer.Assumed()...)
+}
+
+// Authorizer is the cluster's authorizer, as admission asks it: the one the chain's plugins and
+// policies ask, for the webhooks' matchConditions to ask too.
+func (c *Chain) Authorizer() *Authorizer { return c.authorizer }
 
 // Steps are the chain's steps for an engine.Pipeline, in kube-apiserver's order around the
 // webhooks, and what the webhooks read of the chain.

@@ -28,6 +28,8 @@
 //	tokenvolume.go   the ServiceAccount plugin's token volume, named deterministically
 //	policies.go      MutatingAdmissionPolicies and ValidatingAdmissionPolicies, a binding at a
 //	                 time, with kube-apiserver's own policy plugins
+//	authorization.go the authorizer plugins and policies ask: system:masters, then Kubernetes'
+//	                 RBAC authorizer over the state's and the bootstrap roles and bindings
 //	policysetup.go   each binding's plugin built: a cluster of its own, its clients and REST
 //	                 mapper, its informers synced before it reads them
 //	interfaces.go    what the plugins create, convert and default objects with, and the

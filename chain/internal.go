@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"sync"
 
-	"github.com/admitkit/admit/engine"
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/admitkit/admit/engine"
 )
 
 // The internal version of objects: what the built-in plugins take, converted from and back to

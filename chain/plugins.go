@@ -1,7 +1,6 @@
 package chain
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -232,18 +231,9 @@ func toSet(names []string) map[string]bool {
 	return out
 }
 
-// allowAll authorizes everything: a request that reaches admission was authorized for what it
-// does, and the plugins that ask more (certificate signers, policy parameters) are given the
-// benefit of the doubt offline.
-type allowAll struct{}
-
-func (allowAll) Authorize(context.Context, authorizer.Attributes) (authorizer.Decision, string, error) {
-	return authorizer.DecisionAllow, "", nil
-}
-
 // initPlugins builds the built-in plugins with the apiserver's initializers, fed by the cluster
 // state, and returns them in order: those before the webhooks, and ResourceQuota after them.
-func initPlugins(c *cluster, codec *codec, selection pluginSelection, configs admission.ConfigProvider) (before []engine.Step, after []engine.ValidatingStep, err error) {
+func initPlugins(c *cluster, codec *codec, selection pluginSelection, configs admission.ConfigProvider, authz authorizer.Authorizer) (before []engine.Step, after []engine.ValidatingStep, err error) {
 	registry := admission.NewPlugins()
 	registerPlugins(registry)
 	quota, err := quotainstall.NewQuotaConfigurationForAdmission(c.informers, nil)
@@ -251,7 +241,7 @@ func initPlugins(c *cluster, codec *codec, selection pluginSelection, configs ad
 		return nil, nil, fmt.Errorf("quota configuration: %w", err)
 	}
 	initializers := admission.PluginInitializers{
-		genericinitializer.New(c.clientset(), nil, c.informers, allowAll{}, utilfeature.DefaultFeatureGate,
+		genericinitializer.New(c.clientset(), nil, c.informers, authz, utilfeature.DefaultFeatureGate,
 			compatibility.NewEffectiveVersionFromString(kubeVersion, "", ""), c.stop, nil),
 		controlplaneadmission.NewPluginInitializer(quota, exclusion.Excluded()),
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -31,7 +33,8 @@ import (
 
 // policyDeps builds the plugin of one binding.
 type policyDeps struct {
-	codec *codec
+	codec      *codec
+	authorizer authorizer.Authorizer
 	// interfaces convert objects and know resources' served versions, for matchPolicy Equivalent.
 	interfaces objectInterfaces
 	restMapper meta.RESTMapper
@@ -86,7 +89,7 @@ func (d policyDeps) plugin(ctx context.Context, mutating bool, objects []runtime
 		return nil, nil, err
 	}
 	initializers := admission.PluginInitializers{
-		genericinitializer.New(client, dyn, state.informers, allowAll{}, utilfeature.DefaultFeatureGate,
+		genericinitializer.New(client, dyn, state.informers, d.authorizer, utilfeature.DefaultFeatureGate,
 			compatibility.NewEffectiveVersionFromString(kubeVersion, "", ""), state.stop, d.restMapper),
 		policyExclusions{},
 	}

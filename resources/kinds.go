@@ -62,7 +62,8 @@ type StateKind struct {
 // StateKinds are what admission reads of the cluster besides CustomResourceDefinitions and
 // admission policies' parameters — the Namespaces (namespaceSelector, the NamespaceLifecycle
 // plugin), a namespace's ServiceAccounts (a pod's must exist), LimitRanges and ResourceQuotas,
-// and the cluster-wide classes the plugins look up — cluster-wide kinds first.
+// the cluster-wide classes the plugins look up, and the RBAC objects the authorizer reads (policies'
+// and matchConditions' authorizer checks, plugins checking permissions) — cluster-wide kinds first.
 func StateKinds() []StateKind {
 	return []StateKind{
 		{schema.GroupKind{Kind: "Namespace"}, "namespaces", false},
@@ -70,9 +71,13 @@ func StateKinds() []StateKind {
 		{schema.GroupKind{Group: "storage.k8s.io", Kind: "StorageClass"}, "storageclasses", false},
 		{schema.GroupKind{Group: "networking.k8s.io", Kind: "IngressClass"}, "ingressclasses", false},
 		{schema.GroupKind{Group: "node.k8s.io", Kind: "RuntimeClass"}, "runtimeclasses", false},
+		{schema.GroupKind{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}, "clusterroles", false},
+		{schema.GroupKind{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}, "clusterrolebindings", false},
 		{schema.GroupKind{Kind: "ServiceAccount"}, "serviceaccounts", true},
 		{schema.GroupKind{Kind: "LimitRange"}, "limitranges", true},
 		{schema.GroupKind{Kind: "ResourceQuota"}, "resourcequotas", true},
+		{schema.GroupKind{Group: "rbac.authorization.k8s.io", Kind: "Role"}, "roles", true},
+		{schema.GroupKind{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}, "rolebindings", true},
 	}
 }
 

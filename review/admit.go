@@ -64,6 +64,12 @@ func (s *Session) pipeline(ctx context.Context, outcomes []*Outcome) (_ admitter
 	}
 	if s.cfg.WebhooksOnly {
 		opts.Namespaces = s.staticNamespaces()
+		authz, err := chain.NewAuthorizer(s.state(outcomes))
+		if err != nil {
+			return nil, nil, fmt.Errorf("the cluster state: %w", err)
+		}
+		opts.Conditions = celconditions.Compiler(authz)
+		s.assumed = authz.Assumed
 		if opts.Converter, err = convert.New(s.crds...); err != nil {
 			return nil, nil, err
 		}
@@ -92,7 +98,9 @@ func (s *Session) pipeline(ctx context.Context, outcomes []*Outcome) (_ admitter
 	if err != nil {
 		return nil, nil, fmt.Errorf("the cluster state: %w", err)
 	}
-	s.assumed = c.Assumed()
+	s.assumed = c.Assumed
+	// The webhooks' matchConditions ask the authorizer the chain's policies ask.
+	opts.Conditions = celconditions.Compiler(c.Authorizer())
 	steps := c.Steps()
 	opts.Codec, opts.Converter = steps.Codec, steps.Converter
 	opts.Namespaces = live.ListerNamespaces{Lister: steps.Namespaces, Client: steps.Client}

@@ -108,13 +108,14 @@ type APIServerOptions struct {
 // whole run: their CRDs are known to the others, and what they set up (a Namespace, a
 // ServiceAccount, a LimitRange) is read by the others' admission, as if applied together.
 type Session struct {
-	cfg     Config
-	all     []Input
-	crds    []*apiextensionsv1.CustomResourceDefinition
-	mapper  *resources.Mapper
-	scales  *chain.Scales
-	types   *runtime.Scheme
-	assumed []string
+	cfg    Config
+	all    []Input
+	crds   []*apiextensionsv1.CustomResourceDefinition
+	mapper *resources.Mapper
+	scales *chain.Scales
+	types  *runtime.Scheme
+	// assumed says what the last run's chain assumed of the cluster, once it has admitted.
+	assumed func() []string
 }
 
 // New prepares a Session for the objects all of its reviews will cover. Its error is the
@@ -187,7 +188,12 @@ func New(cfg Config, all []Input) (*Session, error) {
 
 // Assumed says, after Admit, what the chain assumed of the cluster beyond its state: what a
 // fresh 1.36 cluster has.
-func (s *Session) Assumed() []string { return append([]string(nil), s.assumed...) }
+func (s *Session) Assumed() []string {
+	if s.assumed == nil {
+		return nil
+	}
+	return s.assumed()
+}
 
 // CRDs are the CustomResourceDefinitions the Session knows.
 func (s *Session) CRDs() []*apiextensionsv1.CustomResourceDefinition { return s.crds }

@@ -75,7 +75,7 @@ Exit codes: 0 nothing new beyond the thresholds, 1 new denials or failures (or w
 beyond them, 2 bad input or writes that could not be reviewed, 130 interrupted (the report covers
 what was audited).`,
 		Example: `  # a policy and a webhook against a dump of the cluster, as a CI gate
-  kubectl get namespaces,serviceaccounts,limitranges,resourcequotas,priorityclasses,storageclasses,ingressclasses,runtimeclasses,customresourcedefinitions,deployments,pods,configmaps -A -o yaml > dump.yaml
+  kubectl get namespaces,serviceaccounts,limitranges,resourcequotas,priorityclasses,storageclasses,ingressclasses,runtimeclasses,clusterroles,clusterrolebindings,roles,rolebindings,customresourcedefinitions,deployments,pods,configmaps -A -o yaml > dump.yaml
   admit audit -f dump.yaml --webhooks proposed/ --baseline current/ --junit audit.xml
 
   # against the cluster itself: its configurations are the baseline
