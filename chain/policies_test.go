@@ -71,6 +71,8 @@ func TestPolicyTypeChecker(t *testing.T) {
 		{name: "two lists of containers joined", policy: policyOn("", "v1", "pods", "(object.spec.containers + object.spec.initContainers).all(c, c.name != '')")},
 		{name: "a guard that reads more than the kind", policy: policyOn("", "v1", "pods", "object.metadata.name == 'x' || object.spec.replicas <= 5"),
 			want: []string{"undefined field 'replicas'"}},
+		// The apiserver's type checker does not declare it; policies have it at runtime.
+		{name: "the authorizer's requestResource", policy: policyOn("", "v1", "pods", "authorizer.requestResource.check('get').allowed()")},
 		{name: "a custom resource without a CRD is not checked", policy: policyOn("example.org", "v1", "gadgets", "object.spec.weight <= 5")},
 	}
 	for _, tt := range tests {
