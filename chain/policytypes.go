@@ -31,6 +31,8 @@ import (
 //   - a resource.Quantity is typed as the string it is in JSON, where the status controller's
 //     schemas leave it without a type and so drop every map of quantities (a container's
 //     resources.requests and limits), warning about expressions that work;
+//   - the parts of a schema whose fields at runtime it does not list are dyn
+//     (typecheck.Loosen): x-kubernetes-preserve-unknown-fields, a RawExtension;
 //   - the checker's errors are kept as typecheck.Checker.RuntimeErrors keeps them: not in parts
 //     a kind guard skips, not for two lists joined, not for authorizer.requestResource.
 type PolicyTypeChecker struct {
@@ -132,8 +134,9 @@ func (c *PolicyTypeChecker) CheckCondition(expression string, kinds []schema.Gro
 }
 
 // quantitiesAsStrings resolves schemas in which a schema without a type takes the one of its
-// OpenAPI v2 form (x-kubernetes-v2-schema), as resource.Quantity's does: string. It keeps what
-// it resolved: the checker resolves every kind a policy matches for each policy.
+// OpenAPI v2 form (x-kubernetes-v2-schema), as resource.Quantity's does: string; then loosened
+// (typecheck.Loosen). It keeps what it resolved: the checker resolves every kind a policy
+// matches for each policy.
 type quantitiesAsStrings struct {
 	resolver resolver.SchemaResolver
 
@@ -170,7 +173,7 @@ func (r *quantitiesAsStrings) resolve(gvk schema.GroupVersionKind) (*spec.Schema
 		return nil, fmt.Errorf("copying the schema of %s: %w", gvk, err)
 	}
 	typeFromV2(&copied)
-	return &copied, nil
+	return typecheck.Loosen(&copied), nil
 }
 
 // typeFromV2 gives the schemas under s without a type the type of their v2 form.

@@ -27,7 +27,7 @@ type Kind struct {
 // and authorizer.requestResource), with object and oldObject typed by the kind's schema where
 // the apiserver has them dyn, as its type checker for policies types them. It returns the
 // errors that fail at runtime (see RuntimeErrors), for every kind; none for a kind whose schema
-// CEL has no type for. The expression is one that compiles untyped (Register and the
+// CEL has no type for. The schemas are loosened first (see Loosen). The expression is one that compiles untyped (Register and the
 // apiserver's validation refuse the others).
 func (c *Checker) Condition(expression string, kinds []Kind) ([]Error, error) {
 	var out []Error
@@ -83,11 +83,12 @@ func conditionEnv(base *environment.EnvSet, kind Kind) (*cel.Env, error) {
 	if kind.Schema == nil {
 		return nil, nil
 	}
-	object := common.SchemaDeclType(&openapi.Schema{Schema: kind.Schema}, true)
+	object := common.SchemaDeclType(&openapi.Schema{Schema: Loosen(kind.Schema)}, true)
 	if object == nil {
 		return nil, nil
 	}
-	// The object's types are named after the kind: they show in messages about them.
+	// The object's types are named after the kind: they show in messages about them. (A schema
+	// that is all dyn has no type to name.)
 	object = object.MaybeAssignTypeName(kind.GVK.Kind)
 	request, namespace := plugincel.BuildRequestType(), plugincel.BuildNamespaceType()
 	set, err := base.Extend(environment.VersionedOptions{

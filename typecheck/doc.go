@@ -17,4 +17,5 @@
 //	conditions.go  Kind; Checker.Condition: a webhook's match condition against kinds' schemas
 //	guards.go      the parts of an expression a guard on object.kind skips for a kind
 //	goschema.go    SchemaOf: the schema of a Kubernetes API type, from its Go type
+//	loosen.go      Loosen: what a schema does not list (unknown fields kept, RawExtensions) made dyn
 package typecheck

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/version"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 )
 
 func newChecker(t *testing.T) *Checker {
@@ -83,6 +84,7 @@ func TestCondition(t *testing.T) {
 		{"authorizer.requestResource.check('get').allowed() && authorizer.group('').resource('pods').check('get').allowed()", nil},
 		{"namespaceObject == null", nil},
 		{"object.spec.strategy.rollingUpdate.maxSurge > 1", []string{"against Pod (v1): undefined field 'strategy' at line 1, column 12"}},
+		{"object.metadata.managedFields.all(f, !has(f.fieldsV1.x))", nil},
 	}
 	for _, tt := range tests {
 		errs, err := c.Condition(tt.expression, []Kind{pod})
@@ -100,5 +102,32 @@ func TestCondition(t *testing.T) {
 	// A kind without a schema is not checked.
 	if errs, err := c.Condition("object.spec.anything", []Kind{{GVK: pod.GVK}}); err != nil || len(errs) > 0 {
 		t.Errorf("without a schema: %v, %v", errs, err)
+	}
+}
+
+// Loosen makes dyn what holds fields its schema does not list, and copies what leads there.
+func TestLoosen(t *testing.T) {
+	object := func(props map[string]spec.Schema) spec.Schema {
+		return spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"object"}, Properties: props}}
+	}
+	preserved := object(map[string]spec.Schema{"known": *typed("string", "")})
+	preserved.AddExtension("x-kubernetes-preserve-unknown-fields", true)
+	s := object(map[string]spec.Schema{
+		"preserved": preserved,
+		"raw":       object(nil),
+		"untyped":   {},
+		"name":      *typed("string", ""),
+		"port":      *SchemaOf(reflect.TypeFor[intstr.IntOrString]()),
+		"labels":    {SchemaProps: spec.SchemaProps{Type: []string{"object"}, AdditionalProperties: &spec.SchemaOrBool{Allows: true, Schema: typed("string", "")}}},
+	})
+	loose := Loosen(&s)
+	for name, wantDyn := range map[string]bool{"preserved": true, "raw": true, "untyped": true, "name": false, "port": false, "labels": false} {
+		p := loose.Properties[name]
+		if dyn := extension(&p, "x-kubernetes-int-or-string"); dyn != wantDyn {
+			t.Errorf("%s: loosened to dyn %v, want %v", name, dyn, wantDyn)
+		}
+	}
+	if p := s.Properties["preserved"]; extension(&p, "x-kubernetes-int-or-string") || len(p.Properties) != 1 {
+		t.Errorf("the schema given was changed: %+v", p)
 	}
 }

@@ -66,6 +66,8 @@ func TestRegisterTypeChecksMatchConditions(t *testing.T) {
 			Handler: ValidatingHandler[*partialIngress](nopValidator[*partialIngress]{}), MatchConditions: numbered("object.spec.rulez.size() > 0")}, nil},
 		{"a custom resource's Go type: its CRD's schema is not known", Webhook{Name: "widgets.example.com", Type: TypeValidating, Scheme: widgetScheme, Resource: "widgets",
 			Handler: ValidatingHandler[*widgetsv1.Widget](nopValidator[*widgetsv1.Widget]{}), MatchConditions: numbered("object.size > 3 && object.spec.colourz == 'red'")}, nil},
+		{"a RawExtension holds any JSON", Webhook{Name: "revisions.example.com", Type: TypeValidating, Kind: schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ControllerRevision"}, Resource: "controllerrevisions",
+			Handler: ValidatingHandler[*appsv1.ControllerRevision](nopValidator[*appsv1.ControllerRevision]{}), MatchConditions: numbered("has(object.data.spec) && object.revision > 1")}, nil},
 		{"an Ingress, typed", Webhook{Name: "ingresses.example.com", Type: TypeValidating, Kind: ingressGVK, Resource: "ingresses",
 			Handler: ValidatingHandler[*networkingv1.Ingress](nopValidator[*networkingv1.Ingress]{}), MatchConditions: numbered("object.spec.rules.exists(r, r.host.endsWith('.example.com'))")}, nil},
 	}
