@@ -56,6 +56,7 @@
 //	                 AdmissionConfiguration file (--admission-control-config-file)
 //	scheme.go        Kubernetes' scheme of built-in types, and the version reproduced
 //	policytypes.go   not on the path: the type checker lint runs on ValidatingAdmissionPolicies
+//	                 and webhooks' match conditions, with the published schemas of the kinds
 //
 // Kubernetes' strategies and plugins use its process-wide scheme of built-in types
 // (legacyscheme), which its install packages register when linked; chain uses that scheme as

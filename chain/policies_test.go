@@ -71,6 +71,10 @@ func TestPolicyTypeChecker(t *testing.T) {
 		{name: "two lists of containers joined", policy: policyOn("", "v1", "pods", "(object.spec.containers + object.spec.initContainers).all(c, c.name != '')")},
 		{name: "a guard that reads more than the kind", policy: policyOn("", "v1", "pods", "object.metadata.name == 'x' || object.spec.replicas <= 5"),
 			want: []string{"undefined field 'replicas'"}},
+		// The apiserver's type checker does not declare it; policies have it at runtime.
+		{name: "the authorizer's requestResource", policy: policyOn("", "v1", "pods", "authorizer.requestResource.check('get').allowed()")},
+		// A RawExtension holds any JSON: its fields are not known, nor refused.
+		{name: "a RawExtension's fields", policy: policyOn("apps", "v1", "controllerrevisions", "object.data.spec.replicas > 1")},
 		{name: "a custom resource without a CRD is not checked", policy: policyOn("example.org", "v1", "gadgets", "object.spec.weight <= 5")},
 	}
 	for _, tt := range tests {

@@ -84,6 +84,7 @@
 //	check_nodes.go            B12: the writes that keep nodes in the cluster
 //	check_scope.go            C01 to C04: wildcards, no conditions, matchPolicy Exact, mirror pods
 //	check_unserved.go         C05: rules naming a resource nothing in Kubernetes or the input serves
+//	check_conditions.go       C06: match conditions that do not type-check against the rules' kinds
 //	check_timeouts.go         D01, D02: long timeouts, timeouts adding up past the deadline
 //	check_tls.go              E01 to E05: CA bundles and serving certificates
 //	check_policy_bindings.go  F01, F07: bindings without policies, policies without bindings

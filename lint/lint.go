@@ -56,8 +56,9 @@ type Options struct {
 	// RunlevelLabels are the namespace labels read as runlevels, first found wins; default
 	// DefaultRunlevelLabels().
 	RunlevelLabels []string
-	// Policies validates and type-checks admission policies with Kubernetes' own code (package
-	// chain's PolicyChecker). Without it, policies are checked by the other F rules only.
+	// Policies validates and type-checks admission policies, and type-checks webhooks' match
+	// conditions, with Kubernetes' own code and schemas (package chain's PolicyChecker).
+	// Without it, policies are checked by the other F rules only, and C06 does not run.
 	Policies PolicyChecker
 }
 
@@ -113,7 +114,7 @@ func checks() []check {
 		"B01": checkKubeSystem, "B02": checkOwnNamespace, "B03": checkLowerRunlevel, "B04": checkCycles,
 		"B05": checkNodeLeases, "B06": checkVirtualResources, "B07": checkReplicas, "B08": checkDisruptionBudget,
 		"B09": checkService, "B10": checkWorkloads, "B11": checkAddonNamespaces, "B12": checkNodeWrites,
-		"C01": checkWildcards, "C02": checkMatchConditions, "C03": checkMatchPolicy, "C04": checkMirrorPods, "C05": checkUnservedResources,
+		"C01": checkWildcards, "C02": checkMatchConditions, "C03": checkMatchPolicy, "C04": checkMirrorPods, "C05": checkUnservedResources, "C06": checkConditionTypes,
 		"D01": checkTimeout, "D02": checkChainDeadline,
 		"E01": checkCABundlePEM, "E02": checkExpiry, "E03": checkNames, "E04": checkSHA1, "E05": checkEmptyCABundle,
 		"F01": checkBindingWithoutPolicy, "F02": checkParams, "F03": checkPolicyKubeSystem, "F04": checkPolicyOnOwnParams,

@@ -7,15 +7,17 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/admitkit/admit/config"
 	"github.com/admitkit/admit/resources"
 )
 
-// PolicyChecker is what lint asks Kubernetes' own code about admission policies; package chain
-// implements it (lint itself links none of that code). Without one, rule A01 does not validate
-// policies and rule F05 does not run.
+// PolicyChecker is what lint asks Kubernetes' own code about admission policies, and about the
+// types of the kinds webhooks' match conditions see; package chain implements it (lint itself
+// links none of that code). Without one, rule A01 does not validate policies and rules C06 and
+// F05 do not run.
 type PolicyChecker interface {
 	// Validate is kube-apiserver's validation of a ValidatingAdmissionPolicy,
 	// MutatingAdmissionPolicy or one of their bindings on create.
@@ -24,6 +26,11 @@ type PolicyChecker interface {
 	// kube-apiserver does for a ValidatingAdmissionPolicy's status: a warning per expression
 	// that does not fit, with its field path.
 	TypeCheck(obj *unstructured.Unstructured) []TypeWarning
+	// TypeCheckCondition type-checks a webhook's match condition against the schemas of kinds,
+	// skipping those it knows no schema of: what is wrong for which kind ("against Pod (v1):
+	// undefined field 'containerz' at line 1, column 12"), nothing when it fits or when it
+	// cannot tell.
+	TypeCheckCondition(expression string, kinds []schema.GroupVersionKind) []string
 }
 
 // TypeWarning is an expression of a policy that does not type-check against a kind: its

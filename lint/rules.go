@@ -9,7 +9,8 @@ import (
 
 // Rule describes one check. Rule IDs are stable: scripts, suppression annotations and SARIF
 // consumers refer to them. The letter is the group: A what the apiserver refuses or warns about,
-// B availability and bootstrap deadlocks, C scope, D timeouts, E TLS, F admission policies.
+// B availability and bootstrap deadlocks, C scope (what reaches a webhook), D timeouts, E TLS,
+// F admission policies.
 type Rule struct {
 	// ID is the stable identifier, e.g. "B02".
 	ID string
@@ -92,7 +93,8 @@ func availabilityRules() []Rule {
 	}
 }
 
-// scopeRules are group C: webhooks that receive more requests than they handle.
+// scopeRules are group C: which requests reach a webhook — more than it handles, or, through
+// match conditions that cannot be evaluated, none as meant.
 func scopeRules() []Rule {
 	return []Rule{
 		{ID: "C01", Name: "wildcard-rule", Severity: Warning,
@@ -110,6 +112,9 @@ func scopeRules() []Rule {
 		{ID: "C05", Name: "unserved-resource", Severity: Warning,
 			Summary: "A rule names a resource, version or subresource that neither Kubernetes nor the input's CustomResourceDefinitions serve (info for groups the input does not show).",
 			Help:    "kube-apiserver accepts a rule for a resource it does not serve, since one could be added later, and then never calls the webhook for it: a singular or misspelt resource name (deployment, eksconfig) silently turns off the defaulting or validation the webhook was written for. Name the resource as its plural, in a group and version that serve it."},
+		{ID: "C06", Name: "match-condition-type-check", Severity: Warning,
+			Summary: "A webhook's matchCondition does not type-check against a kind its rules match.",
+			Help:    "kube-apiserver compiles match conditions with object and oldObject untyped, so a field the kind does not have (object.spec.containerz on pods) is accepted, and every evaluation of it fails at runtime: under failurePolicy Fail each request it is evaluated for is rejected, under Ignore the webhook is skipped for it. lint checks each condition against the schema of every kind the rules name, as the apiserver's type checker checks a policy's expressions. Fix the expression, guard the part meant for one kind by object.kind, or narrow the rules."},
 	}
 }
 

@@ -31,7 +31,9 @@ func (r *Registry) check(w Webhook, hk handlerKind) field.ErrorList {
 		if r.conditions == nil {
 			r.conditions = newConditionCompiler()
 		}
-		errs = append(errs, r.conditions.validate(w.MatchConditions, field.NewPath("matchConditions"))...)
+		invalid := r.conditions.validate(w.MatchConditions, field.NewPath("matchConditions"))
+		errs = append(errs, invalid...)
+		errs = append(errs, r.checkConditionTypes(w, hk, invalid)...)
 	}
 	return errs
 }

@@ -28,6 +28,8 @@
 //	                       resources (internal/kinds, generated from package resources)
 //	rules.go               rules: generated, validated, matched
 //	match_conditions.go    matchConditions compiled with kube-apiserver's CEL environment
+//	condition_types.go     matchConditions type-checked against a Kubernetes kind's schema
+//	                       (package typecheck), from the handler's Go type
 //	configurations.go      the Mutating- and ValidatingWebhookConfiguration a Registry writes
 //	conversion_check.go    a Hub checked against its CRD
 //

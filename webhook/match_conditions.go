@@ -37,7 +37,8 @@ func newConditionCompiler() *conditionCompiler {
 // validate checks conditions as kube-apiserver validates a configuration's matchConditions:
 // at most 64; each with a qualified name, unique in the webhook, and an expression that
 // compiles to a bool with the variables webhooks' conditions have (object, oldObject,
-// request, authorizer; no params). Errors carry the apiserver's words and field paths.
+// request, authorizer and authorizer.requestResource, namespaceObject, which is always null for
+// webhooks; no params). Errors carry the apiserver's words and field paths.
 func (c *conditionCompiler) validate(conditions []admissionregistrationv1.MatchCondition, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if len(conditions) > maxMatchConditions {

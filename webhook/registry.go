@@ -21,8 +21,10 @@ type Registry struct {
 	names    map[string]bool   // type/name of the registered webhooks
 	// conversions are the CRD conversion webhooks, served on the same mux.
 	conversions []Conversion
-	// conditions compiles match conditions; built on first use.
+	// conditions compiles match conditions; types type-checks them against Kubernetes' kinds.
+	// Both are built on first use.
 	conditions *conditionCompiler
+	types      *conditionTypes
 }
 
 // NewRegistry returns an empty registry whose webhooks are served with opts.
@@ -35,6 +37,10 @@ func NewRegistry(opts HTTPOptions) *Registry {
 // rules, selectors, match conditions that do not compile in kube-apiserver's CEL environment,
 // an unknown policy, scope or operation, a timeout outside 1–30 s), and what would misbehave once
 // served:
+//   - a match condition that does not type-check against the kind of a handler that decodes a
+//     Kubernetes API type (a field the kind does not have): it fails when evaluated, and
+//     failurePolicy decides the request. Custom resources and handlers of any kind are not
+//     checked: Register does not know their schema;
 //   - a kind that is not the handler's: the kind its Scheme registers its Go type as, the kind
 //     of a Kubernetes API type, the kind a type of your own is named after in a versioned
 //     package (api/v1);

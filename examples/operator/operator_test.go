@@ -2,6 +2,8 @@ package operator
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -239,13 +241,19 @@ func TestConversion(t *testing.T) {
 	}
 }
 
-// The configurations the registry writes lint clean, at every severity.
+// The configurations the registry writes lint clean, at every severity, with the CRD they are
+// deployed with.
 func TestConfigurationsLintClean(t *testing.T) {
 	opts := webhook.ConfigOptions{Name: "cache-webhook", ClientConfig: webhook.ClientConfig{Service: "cache-webhook", Namespace: "cache-system", CABundle: testCA(t)}}
 	manifest, err := testRegistry(t).ConfigurationsYAML(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	crd, err := os.ReadFile(filepath.Join("config", "crd.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest = append(append(crd, []byte("\n---\n")...), manifest...)
 	set, err := config.Parse("cache-webhook.yaml", manifest)
 	if err != nil {
 		t.Fatal(err)

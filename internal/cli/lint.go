@@ -48,9 +48,10 @@ func newLintCommand(streams Streams) *cobra.Command {
 		Short: "Find webhook configurations that are invalid or can take a cluster down",
 		Long: `Lint Mutating- and ValidatingWebhookConfigurations and admission policies: what the apiserver would
 refuse (A), fail-closed webhooks that deadlock the cluster's recovery and other availability risks
-(B), needlessly wide scopes (C), timeouts (D), TLS material (E) and admission policies' bindings,
-parameters and expressions (F). Every finding names its rule, configuration, webhook and field, and
-says how to fix it; docs/lint.md explains each rule.
+(B), needlessly wide scopes and match conditions that cannot be evaluated (C), timeouts (D), TLS
+material (E) and admission policies' bindings, parameters and expressions (F). Every finding names
+its rule, configuration, webhook and field, and says how to fix it; docs/lint.md explains each
+rule.
 
 PATH is a file, a directory of *.yaml, *.yml and *.json files, or "-" for standard input; documents
 may be of any kind. An input that does not read, or holds no object, is an error: lint never
@@ -195,12 +196,12 @@ func (o *lintOptions) lint(streams Streams, set *config.Set, opts lint.Options, 
 	if len(set.Mutating) == 0 && len(set.Validating) == 0 && !policies {
 		fmt.Fprintln(streams.Err, "admit: warning: no webhook configurations or admission policies found")
 	}
-	return o.runRules(streams, set, opts, threshold, loadErrs, policies)
+	return o.runRules(streams, set, opts, threshold, loadErrs)
 }
 
 // runRules runs the rules on set and prints the report (see lint).
-func (o *lintOptions) runRules(streams Streams, set *config.Set, opts lint.Options, threshold lint.Severity, loadErrs []error, policies bool) error {
-	if policies {
+func (o *lintOptions) runRules(streams Streams, set *config.Set, opts lint.Options, threshold lint.Severity, loadErrs []error) error {
+	if policycheck.Needed(set) {
 		checker, err := policycheck.New(set)
 		if err != nil {
 			return badInput(err)

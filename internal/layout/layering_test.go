@@ -66,6 +66,7 @@ func TestLayering(t *testing.T) {
 		{"./manifest", "the manifest reader is a leaf", []string{module + "/dispatch", module + "/chain", module + "/config", module + "/review", "k8s.io/kubernetes"}},
 		{"./predicates", "the predicates are a leaf", []string{module + "/dispatch", module + "/engine", module + "/resources", "k8s.io/kubernetes", "k8s.io/client-go"}},
 		{"./dispatch", "a program that only calls webhooks links no Kubernetes apiserver code", []string{"k8s.io/kubernetes", module + "/chain"}},
+		{"./typecheck", "Register's type checking of match conditions links no Kubernetes apiserver code", []string{"k8s.io/kubernetes", "k8s.io/client-go", module + "/chain", module + "/dispatch"}},
 		{"./webhook", "a webhook server links no Kubernetes apiserver code", []string{"k8s.io/kubernetes", module + "/chain", module + "/review"}},
 		{"./webhook/webhooktest", "a webhook's tests link no Kubernetes apiserver code", []string{"k8s.io/kubernetes", module + "/chain", module + "/review"}},
 		{"./engine", "the engine links neither Kubernetes' apiserver code nor the dispatcher", []string{"k8s.io/kubernetes", module + "/dispatch", module + "/chain"}},

@@ -25,7 +25,7 @@ func ExampleFromFindings() {
 	// Output:
 	// {
 	//   "ruleId": "D01",
-	//   "ruleIndex": 18,
+	//   "ruleIndex": 20,
 	//   "level": "warning",
 	//   "message": {
 	//     "text": "ValidatingWebhookConfiguration \"policy\", webhook \"pods.policy.example.com\", webhooks[0].timeoutSeconds: timeoutSeconds is 30. Fix: set timeoutSeconds to 1-5"
