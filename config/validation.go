@@ -77,9 +77,13 @@ func ValidateValidating(c *admissionregistrationv1.ValidatingWebhookConfiguratio
 }
 
 func validateMetadata(meta *metav1.ObjectMeta) field.ErrorList {
-	// Webhook configurations are cluster-scoped: a namespace is an error.
+	// Webhook configurations are cluster-scoped. A namespace in the object is not an error: the
+	// apiserver's handler clears it before validating, as it does for every cluster-scoped kind
+	// (rest.EnsureObjectNamespaceMatchesRequestNamespace), so a chart that sets one installs.
 	const namespaced = false
-	return genericvalidation.ValidateObjectMeta(meta, namespaced, genericvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	cleared := *meta
+	cleared.Namespace = ""
+	return genericvalidation.ValidateObjectMeta(&cleared, namespaced, genericvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 }
 
 // webhookFields are the fields of a mutating or a validating webhook, so both are validated by

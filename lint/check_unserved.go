@@ -30,22 +30,34 @@ func checkUnservedResources(a *analysis) []finding {
 			var assumed []string
 			for j, rule := range w.spec.Rules {
 				path := w.path().Child("rules").Index(j).String()
+				// The rule matches the cross product of its groups, versions and resources:
+				// a resource is dead only when none of its groups serves it. One the input does
+				// not show may be the one that does.
+				var groups []string
+				unseen := false
 				for _, group := range rule.APIGroups {
 					if group != "*" && !known[group] {
+						unseen = true
 						if !slices.Contains(assumed, group) {
 							assumed = append(assumed, group)
 						}
 						continue
 					}
-					for _, res := range rule.Resources {
-						if missing, hint := a.unserved(group, rule.APIVersions, res); missing != "" {
-							out = append(out, finding{
-								config: c, webhook: w, field: path,
-								message: fmt.Sprintf("names %s, which nothing serves: the rule matches no request, so the webhook is never called for it", missing),
-								hint:    unservedHint(hint, group, known),
-							})
-						}
+					groups = append(groups, group)
+				}
+				if unseen || len(groups) == 0 {
+					continue
+				}
+				for _, res := range rule.Resources {
+					missing, hint := a.unservedInAny(groups, rule.APIVersions, res)
+					if missing == "" {
+						continue
 					}
+					out = append(out, finding{
+						config: c, webhook: w, field: path,
+						message: fmt.Sprintf("names %s, which nothing serves: the rule matches no request for it, so the webhook is never called for it", missing),
+						hint:    unservedHint(hint, groups[0], known),
+					})
 				}
 			}
 			if len(assumed) > 0 {
@@ -58,6 +70,21 @@ func checkUnservedResources(a *analysis) []finding {
 		}
 	}
 	return out
+}
+
+// unservedInAny names resource as groups and versions leave it unserved, "" when one of the
+// groups serves it; hint is the mapper's guess for the first group.
+func (a *analysis) unservedInAny(groups, versions []string, resource string) (missing, hint string) {
+	for i, group := range groups {
+		m, h := a.unserved(group, versions, resource)
+		if m == "" {
+			return "", ""
+		}
+		if i == 0 {
+			hint = h
+		}
+	}
+	return describeUnserved(groups, versions, resource), hint
 }
 
 // unserved names what of resource (with its subresource) in group, in versions, nothing
@@ -100,7 +127,7 @@ func (a *analysis) unserved(group string, versions []string, resource string) (m
 	if errors.As(firstErr, &notFound) {
 		hint = notFound.Hint()
 	}
-	return describeUnserved(group, versions, resource), hint
+	return describeUnserved([]string{group}, versions, resource), hint
 }
 
 func cmpOr(err, next error) error {
@@ -112,15 +139,12 @@ func cmpOr(err, next error) error {
 
 // describeUnserved renders what a rule names: "resource eksconfig of bootstrap.cluster.x-k8s.io",
 // "resource deployments of apps in v1beta1".
-func describeUnserved(group string, versions []string, resource string) string {
+func describeUnserved(groups, versions []string, resource string) string {
 	out := fmt.Sprintf("resource %q", resource)
-	switch group {
-	case "*":
+	if slices.Contains(groups, "*") {
 		out += " in every group"
-	case "":
-		out += " of the core group"
-	default:
-		out += " of " + group
+	} else {
+		out += " of " + groupNames(groups)
 	}
 	if !slices.Contains(versions, "*") {
 		out += " in " + strings.Join(versions, ", ")

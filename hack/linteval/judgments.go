@@ -44,6 +44,11 @@ type Judgment struct {
 	// changed: the finding did not exist when the project was judged. The report counts these
 	// apart from the verdicts given before.
 	AfterChange bool `json:"afterChange,omitempty"`
+	// GoneAfter names the change (an issue, "#38") that removed the finding this verdict, given
+	// on an unseen project before the change, was on. The verdict is kept, matching nothing, so
+	// that the report can still give the project's precision before the change: the figure a
+	// change is judged against.
+	GoneAfter string `json:"goneAfter,omitempty"`
 }
 
 type judgmentsFile struct {
@@ -89,6 +94,9 @@ func parseJudgments(data []byte, projects []Project) (map[string][]Judgment, err
 			}
 			if j.AfterChange && !unseen[name] {
 				errs = append(errs, fmt.Errorf("%s[%d]: afterChange is for the projects of the corpus marked unseen", name, i))
+			}
+			if j.GoneAfter != "" && (!unseen[name] || j.AfterChange) {
+				errs = append(errs, fmt.Errorf("%s[%d]: goneAfter is for verdicts given on unseen projects before a change", name, i))
 			}
 			if seen[j.key()] {
 				errs = append(errs, fmt.Errorf("%s[%d]: a second judgment of %s", name, i, j.subject()))
@@ -162,16 +170,36 @@ type judgedFinding struct {
 	AfterChange bool
 }
 
+// goneJudgments are the verdicts on findings a change removed (Judgment.GoneAfter).
+func goneJudgments(judgments []Judgment) []Judgment {
+	var out []Judgment
+	for _, j := range judgments {
+		if j.GoneAfter != "" {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
 // judge gives each finding the verdict of its most specific matching judgment (Unjudged if
 // none matches) and returns the judgments that match no finding: they are stale, left from a
-// finding that is gone.
+// finding that is gone. A verdict kept for a finding a change removed (GoneAfter) judges
+// nothing; one that matches a finding is stale too: the finding is not gone.
 func judge(judgments []Judgment, findings []Finding) ([]judgedFinding, []Judgment) {
 	used := make([]bool, len(judgments))
+	var stale []Judgment
 	out := make([]judgedFinding, 0, len(findings))
 	for _, f := range findings {
 		best := -1
 		for i, j := range judgments {
 			if !j.matches(f) {
+				continue
+			}
+			if j.GoneAfter != "" {
+				if !used[i] {
+					stale = append(stale, j)
+				}
+				used[i] = true
 				continue
 			}
 			used[i] = true
@@ -185,9 +213,8 @@ func judge(judgments []Judgment, findings []Finding) ([]judgedFinding, []Judgmen
 		}
 		out = append(out, jf)
 	}
-	var stale []Judgment
 	for i, j := range judgments {
-		if !used[i] {
+		if !used[i] && j.GoneAfter == "" {
 			stale = append(stale, j)
 		}
 	}

@@ -89,6 +89,17 @@ func TestJudge(t *testing.T) {
 			{Rule: "B07", Configuration: "hooks", Webhook: "gone.example.com", Verdict: Noise, Reason: "gone webhook"},
 			{Rule: "B07", Configuration: "hooks", Field: "webhooks[9]", Verdict: Noise, Reason: "gone field"},
 		},
+	}, {
+		name: "a verdict kept for a finding a change removed judges nothing and is not stale, unless the finding is back",
+		judgments: []Judgment{
+			{Rule: "B07", Configuration: "hooks", Webhook: "gone.example.com", Verdict: FalsePositive, Reason: "removed", GoneAfter: "#38"},
+			{Rule: "B07", Configuration: "hooks", Webhook: "a.example.com", Verdict: FalsePositive, Reason: "still here", GoneAfter: "#38"},
+		},
+		findings: []Finding{hooksA},
+		want:     []verdict{{"a.example.com", "B07", Unjudged, ""}},
+		wantStale: []Judgment{
+			{Rule: "B07", Configuration: "hooks", Webhook: "a.example.com", Verdict: FalsePositive, Reason: "still here", GoneAfter: "#38"},
+		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

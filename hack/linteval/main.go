@@ -165,6 +165,7 @@ func evaluateProject(ctx context.Context, o options, p Project, judgments []Judg
 	r.Notes = append(m.Notes, out.Notes...)
 	r.Renamed = m.Renamed
 	r.Findings, r.Stale = judge(judgments, out.Findings)
+	r.Gone = goneJudgments(judgments)
 	sortFindings(r.Findings)
 	return r
 }
@@ -211,6 +212,9 @@ func printTotals(w io.Writer, results []projectResult) (failed int) {
 		"total", all.Errors, all.Warnings, all.Infos, t.Unjudged, t.total(), t.precisionText())
 	for _, s := range corpusSets(results) {
 		fmt.Fprintf(w, "%-30s %d projects; precision %s", s.label(), s.Projects, s.All.precisionText())
+		if s.Unseen != "" && s.Gone.total() > 0 {
+			fmt.Fprintf(w, "; before the change %s", s.Before.plus(s.Gone).precisionText())
+		}
 		if s.Unseen != "" && s.After.total() > 0 {
 			fmt.Fprintf(w, "; on verdicts given before the change %s, after it %s", s.Before.precisionText(), s.After.precisionText())
 		}

@@ -23,6 +23,8 @@ type projectResult struct {
 	Findings []judgedFinding
 	// Stale are the project's judgments that match none of its findings.
 	Stale []Judgment
+	// Gone are the verdicts on findings a change removed (Judgment.GoneAfter).
+	Gone []Judgment
 }
 
 // tally counts verdicts.
@@ -46,6 +48,12 @@ func (t *tally) add(v Verdict) {
 }
 
 func (t tally) judged() int { return t.Real + t.Minor + t.Noise + t.FalsePositive }
+
+// plus is the two tallies together.
+func (t tally) plus(u tally) tally {
+	return tally{Real: t.Real + u.Real, Minor: t.Minor + u.Minor, Noise: t.Noise + u.Noise,
+		FalsePositive: t.FalsePositive + u.FalsePositive, Unjudged: t.Unjudged + u.Unjudged}
+}
 
 func (t tally) total() int { return t.judged() + t.Unjudged }
 
@@ -116,8 +124,9 @@ type corpusSet struct {
 	Projects int
 	All      tally
 	// Before and After split an unseen set's verdicts: given before the rules changed, or
-	// after (findings the change made).
-	Before, After tally
+	// after (findings the change made). Gone are the verdicts on the findings the change
+	// removed: with Before, the set as it was judged, before the change.
+	Before, After, Gone tally
 }
 
 func (s corpusSet) label() string {
@@ -143,6 +152,9 @@ func corpusSets(results []projectResult) []corpusSet {
 		}
 		s := &sets[i]
 		s.Projects++
+		for _, j := range r.Gone {
+			s.Gone.add(j.Verdict)
+		}
 		for _, f := range r.Findings {
 			if !f.counts() {
 				continue
@@ -318,7 +330,13 @@ func writeSetTable(b *strings.Builder, results []projectResult) {
 	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, s := range sets {
 		writeSetRow(b, s.label(), s.Projects, s.All)
-		if s.Unseen == "" || s.After.total() == 0 {
+		if s.Unseen == "" {
+			continue
+		}
+		if s.Gone.total() > 0 {
+			writeSetRow(b, "› as judged before the change, with the findings it removed", -1, s.Before.plus(s.Gone))
+		}
+		if s.After.total() == 0 {
 			continue // no change made findings there: every verdict was given before
 		}
 		writeSetRow(b, "› verdicts given before the change", -1, s.Before)
