@@ -3,6 +3,7 @@ package lint
 import (
 	"cmp"
 	"crypto/x509"
+	"encoding/base64"
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -269,13 +270,23 @@ func (w *workload) withSelector(selector *metav1.LabelSelector) *workload {
 
 // addSecret keeps the certificates of a Secret's tls.crt (data or stringData). A tls.crt that
 // does not parse is left out: the Secret may be a placeholder filled in at deploy time.
+// addSecret keeps a Secret's tls.crt, the only key lint reads: its other values are not lint's
+// concern, so a value it cannot decode there (a template's ${VARIABLE} where base64 will be)
+// does not stop the lint.
 func (inv *inventory) addSecret(u *unstructured.Unstructured) error {
-	var s corev1.Secret
-	if err := fromUnstructured(u, &s); err != nil {
-		return err
+	var data []byte
+	encoded, found, err := unstructured.NestedString(u.Object, "data", corev1.TLSCertKey)
+	if err != nil {
+		return fmt.Errorf("data.%s: %w", corev1.TLSCertKey, err)
 	}
-	data := s.Data[corev1.TLSCertKey]
-	if text, ok := s.StringData[corev1.TLSCertKey]; ok {
+	if found {
+		if data, err = base64.StdEncoding.DecodeString(encoded); err != nil {
+			return fmt.Errorf("data.%s is not base64: %w", corev1.TLSCertKey, err)
+		}
+	}
+	if text, ok, err := unstructured.NestedString(u.Object, "stringData", corev1.TLSCertKey); err != nil {
+		return fmt.Errorf("stringData.%s: %w", corev1.TLSCertKey, err)
+	} else if ok {
 		data = []byte(text)
 	}
 	if len(data) == 0 {
@@ -285,7 +296,7 @@ func (inv *inventory) addSecret(u *unstructured.Unstructured) error {
 	if err != nil {
 		return nil
 	}
-	inv.secrets[namespacedName{s.Namespace, s.Name}] = chain
+	inv.secrets[namespacedName{u.GetNamespace(), u.GetName()}] = chain
 	return nil
 }
 

@@ -416,3 +416,16 @@ webhooks:
 		t.Errorf("B07 findings %q, want one saying %q", messages, want)
 	}
 }
+
+// lint reads a Secret's tls.crt only: a template's placeholder in another key (clusterctl's
+// ${AWS_B64ENCODED_CREDENTIALS}) does not stop it, one in tls.crt does.
+func TestSecretsAreReadForTheirCertificateOnly(t *testing.T) {
+	const secret = "apiVersion: v1\nkind: Secret\nmetadata: {name: creds, namespace: capa-system}\ndata:\n  %s: ${AWS_B64ENCODED_CREDENTIALS}\n"
+	if _, err := Run(parse(t, fmt.Sprintf(secret, "credentials")), Options{}); err != nil {
+		t.Errorf("a placeholder in credentials: %v", err)
+	}
+	_, err := Run(parse(t, fmt.Sprintf(secret, "tls.crt")), Options{})
+	if err == nil || !strings.Contains(err.Error(), `test.yaml:1: Secret "creds": data.tls.crt is not base64`) {
+		t.Errorf("a placeholder in tls.crt: %v", err)
+	}
+}

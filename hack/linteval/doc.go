@@ -39,7 +39,9 @@
 // the report. To measure a change to the rules on projects they were not tuned on, add projects
 // with `unseen: "<the change>"`, judge their findings before changing any rule, then mark the
 // verdicts given afterwards (on findings the change made) `afterChange: true`: the report gives
-// the precision of each part of the corpus, and of the unseen verdicts given before and after. The program exits 1 when a project could not be evaluated (the report says why),
+// the precision of each part of the corpus, and of the unseen verdicts given before and after;
+// a verdict whose finding a change removed stays, marked `goneAfter`, for the part's precision
+// before the change. The program exits 1 when a project could not be evaluated (the report says why),
 // and 2 on a bad flag.
 //
 //	main.go         the flags, the admit binary, each project evaluated, the report and --check
