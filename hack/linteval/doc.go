@@ -52,4 +52,5 @@
 //	lintrun.go      admit built, run on a project's files, its JSON findings read
 //	judgments.go    Verdict, Judgment: judgments.yaml read, findings judged, unjudged ones printed
 //	report.go       docs/lint-evaluation.md: the tables, the precision of each part of the corpus
+//	tally.go        the verdicts counted: over all, by rule, by severity, by part of the corpus
 package main
