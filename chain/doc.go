@@ -30,6 +30,7 @@
 //	                 time, with kube-apiserver's own policy plugins
 //	authorization.go the authorizer plugins and policies ask: system:masters, then Kubernetes'
 //	                 RBAC authorizer over the state's and the bootstrap roles and bindings
+//	policypairs.go   the bindings paired with their policies, and the policies no binding names
 //	policysetup.go   each binding's plugin built: a cluster of its own, its clients and REST
 //	                 mapper, its informers synced before it reads them
 //	interfaces.go    what the plugins create, convert and default objects with, and the

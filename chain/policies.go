@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -21,6 +20,7 @@ import (
 	validatingpolicy "k8s.io/apiserver/pkg/admission/plugin/policy/validating"
 	"k8s.io/kubernetes/pkg/apis/admissionregistration"
 	policyvalidation "k8s.io/kubernetes/pkg/apis/admissionregistration/validation"
+	"k8s.io/utils/ptr"
 
 	"github.com/admitkit/admit/engine"
 )
@@ -49,6 +49,11 @@ type policyBinding struct {
 	matcher         generic.PolicyMatcher
 	// schemas is the OpenAPI client of a mutating binding's plugin.
 	schemas *schemaClient
+	// failClosed is, for a validating policy with failurePolicy Ignore, the same binding with the
+	// policy failing closed: kube-apiserver's plugin swallows an expression's error under
+	// Ignore, counting it only in a metric, so where the binding admits, this one says whether it
+	// admitted by failing open, and with which error.
+	failClosed admission.ValidationInterface
 }
 
 // policyPlugins are the policy bindings of one kind, in order.
@@ -90,6 +95,16 @@ func newPolicyPlugins(ctx context.Context, mutating bool, policies, state []runt
 		}
 		b.plugin, b.matcher, b.schemas = plugin.plugin, plugin.matcher, plugin.schemas
 		ready = append(ready, wait)
+		if o, ok := p.policy.(*admissionregistrationv1.ValidatingAdmissionPolicy); ok && o.Spec.FailurePolicy != nil && *o.Spec.FailurePolicy == admissionregistrationv1.Ignore {
+			closed := o.DeepCopy()
+			closed.Spec.FailurePolicy = ptr.To(admissionregistrationv1.Fail)
+			shadow, wait, err := deps.plugin(ctx, mutating, append(append([]runtime.Object{}, state...), closed, p.binding), namespaces)
+			if err != nil {
+				return nil, fmt.Errorf("binding %q of policy %q: %w", p.name[1], p.name[0], err)
+			}
+			b.failClosed = shadow.plugin.(admission.ValidationInterface)
+			ready = append(ready, wait)
+		}
 		switch o := p.policy.(type) {
 		case *admissionregistrationv1.ValidatingAdmissionPolicy:
 			b.definition = validatingpolicy.NewValidatingAdmissionPolicyAccessor(o)
@@ -113,67 +128,6 @@ func newPolicyPlugins(ctx context.Context, mutating bool, policies, state []runt
 		return errors.Join(errs...)
 	})
 	return out, nil
-}
-
-// policyPair is a binding and the policy it names, or a policy no binding names (unbound), or a
-// binding whose policy does not exist (missing). name is the policy's name and the binding's.
-type policyPair struct {
-	policy  runtime.Object
-	binding runtime.Object
-	name    [2]string
-	missing bool
-	unbound bool
-}
-
-// pairPolicies pairs the bindings of the given kind among policies with their policies, and
-// adds a pair for each policy no binding names, in the order the rows go in: by policy name,
-// then binding name.
-func pairPolicies(mutating bool, policies []runtime.Object) []policyPair {
-	byName := map[string]runtime.Object{}
-	var pairs []policyPair
-	for _, obj := range policies {
-		switch o := obj.(type) {
-		case *admissionregistrationv1.ValidatingAdmissionPolicy:
-			if !mutating {
-				byName[o.Name] = o
-			}
-		case *admissionregistrationv1.MutatingAdmissionPolicy:
-			if mutating {
-				byName[o.Name] = o
-			}
-		}
-	}
-	for _, obj := range policies {
-		switch o := obj.(type) {
-		case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
-			if !mutating {
-				p, ok := byName[o.Spec.PolicyName]
-				pairs = append(pairs, policyPair{policy: p, binding: o, name: [2]string{o.Spec.PolicyName, o.Name}, missing: !ok})
-			}
-		case *admissionregistrationv1.MutatingAdmissionPolicyBinding:
-			if mutating {
-				p, ok := byName[o.Spec.PolicyName]
-				pairs = append(pairs, policyPair{policy: p, binding: o, name: [2]string{o.Spec.PolicyName, o.Name}, missing: !ok})
-			}
-		}
-	}
-	// A policy no binding names never runs: it still gets a row, which says so.
-	named := map[string]bool{}
-	for _, p := range pairs {
-		named[p.name[0]] = true
-	}
-	for name := range byName {
-		if !named[name] {
-			pairs = append(pairs, policyPair{name: [2]string{name, ""}, unbound: true})
-		}
-	}
-	sort.Slice(pairs, func(i, j int) bool {
-		if pairs[i].name[0] != pairs[j].name[0] {
-			return pairs[i].name[0] < pairs[j].name[0]
-		}
-		return pairs[i].name[1] < pairs[j].name[1]
-	})
-	return pairs
 }
 
 // Name, Type, Admit and Validate make policyPlugins a dispatch plugin.
@@ -306,6 +260,19 @@ func (p *policyPlugins) evaluate(ctx context.Context, at *engine.Attributes, b *
 	case err != nil:
 		at.Record(p.row(b, engine.OutcomeOf(err), err.Error(), elapsed))
 		return false, err
+	case b.failClosed != nil:
+		// Its warnings and audit annotations are the binding's own, already passed on.
+		if closedErr := b.failClosed.Validate(requestContext(ctx, req, &warnings{}), attrs, p.interfaces); closedErr != nil {
+			// The failing-closed plugin words the error as a denial; the binding did not deny.
+			msg := closedErr.Error()
+			if _, cause, ok := strings.Cut(msg, " denied request: "); ok {
+				msg = cause
+			}
+			at.Record(p.row(b, engine.OutcomeFailedOpen, msg, elapsed))
+			return false, nil
+		}
+		at.Record(p.row(b, engine.OutcomeAllowed, strings.Join(warned, "; "), elapsed))
+		return false, nil
 	case p.mutating && obj != nil && !semanticallyEqual(before, obj):
 		at.Record(p.row(b, engine.OutcomePatched, "", elapsed))
 		return true, nil

@@ -2,6 +2,7 @@ package review
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -9,6 +10,8 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/admitkit/admit/engine"
 )
 
 // deployerPolicy denies a Deployment unless the shop's deployer ServiceAccount may update
@@ -168,4 +171,48 @@ func reviewOne(t *testing.T, cfg Config, object string, user authenticationv1.Us
 		t.Fatal(outcomes[0].Err)
 	}
 	return outcomes[0], s.Assumed()
+}
+
+// A policy whose expression errors under failurePolicy Ignore admits, as the apiserver does,
+// and its row says it failed open, with the error: it enforced nothing. Under Fail it denies.
+func TestPoliciesThatFailOpenAreShown(t *testing.T) {
+	const policy = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: replicas}
+spec:
+  failurePolicy: %s
+  matchConstraints:
+    resourceRules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}]
+  validations: [{expression: "object.spec.replicaz <= 5"}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: replicas}
+spec: {policyName: replicas, validationActions: [Deny]}
+`
+	user := authenticationv1.UserInfo{Username: "admit-review", Groups: []string{"system:authenticated"}}
+	for _, tt := range []struct {
+		failurePolicy string
+		wantAllowed   bool
+		wantOutcome   engine.Outcome
+	}{
+		{"Ignore", true, engine.OutcomeFailedOpen},
+		{"Fail", false, engine.OutcomeDenied},
+	} {
+		t.Run(tt.failurePolicy, func(t *testing.T) {
+			got, _ := reviewOne(t, Config{Policies: mustParse(t, "policy.yaml", fmt.Sprintf(policy, tt.failurePolicy))}, shopDeployment, user)
+			if got.Result.Allowed != tt.wantAllowed {
+				t.Errorf("allowed %v, want %v: %+v", got.Result.Allowed, tt.wantAllowed, got.Result.Status)
+			}
+			var row *engine.Row
+			for i := range got.Result.Rows {
+				if got.Result.Rows[i].Binding == "replicas" {
+					row = &got.Result.Rows[i]
+				}
+			}
+			if row == nil || row.Outcome != tt.wantOutcome || !strings.Contains(row.Reason, "no such key: replicaz") {
+				t.Errorf("the binding's row: %+v, want %s naming the error", row, tt.wantOutcome)
+			}
+		})
+	}
 }

@@ -301,7 +301,7 @@ func (c counts) String(n int, detailed bool) string {
 	if detailed {
 		summary += fmt.Sprintf(" (%d with warnings", c.warned)
 		if c.open > 0 {
-			summary += fmt.Sprintf(", %d with webhooks that failed open", c.open)
+			summary += fmt.Sprintf(", %d with webhooks or policies that failed open", c.open)
 		}
 		summary += ")"
 	}
@@ -365,7 +365,15 @@ func summaryLine(r *Outcome, paint func(code, s string) string) string {
 	}
 	if rows := failedOpen(r.Result); len(rows) > 0 {
 		// Admitted without a webhook's answer: what a reader of one line must see first.
-		detail = fmt.Sprintf("%s failed open: %s: %s", words.Plural(len(rows), "webhook", "webhooks"), rows[0].Name, words.OneLine(rows[0].Reason))
+		detail = fmt.Sprintf("%s failed open: %s: %s", words.Plural(len(rows), callNoun(rows[0].Type), callNoun(rows[0].Type)+"s"), rows[0].Name, words.OneLine(rows[0].Reason))
 	}
 	return fmt.Sprintf("%s\t%s\t%s\t%s\t%s", paint(ansiGreen, "admitted"), r.Request.Operation, object, r.Source, detail)
+}
+
+// callNoun names what a failed-open row is: a webhook, or an admission policy's binding.
+func callNoun(t engine.RowType) string {
+	if t.IsPolicy() {
+		return "policy"
+	}
+	return "webhook"
 }

@@ -510,3 +510,37 @@ spec: {policyName: replicas, validationActions: [Warn]}
 		}
 	}
 }
+
+// A proposed policy whose expression errors under failurePolicy Ignore enforces nothing: the
+// audit counts the writes it fails open on as newly failing, with the error.
+func TestAuditCountsPoliciesThatFailOpen(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"proposal/policy.yaml": `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: replicas}
+spec:
+  failurePolicy: Ignore
+  matchConstraints:
+    resourceRules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}]
+  validations: [{expression: "object.spec.replicaz <= 5"}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: replicas}
+spec: {policyName: replicas, validationActions: [Deny]}
+`,
+		"dump.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n---\n" +
+			"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\n" +
+			"spec: {replicas: 9, selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c, image: nginx}]}}}\n",
+	})
+	stdout, stderr, code := runAudit(t, context.Background(), "-f", filepath.Join(dir, "dump.yaml"), "--webhooks", filepath.Join(dir, "proposal"), "--operation", "CREATE")
+	if code != ExitRejected {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"1 newly failing", "no such key: replicaz"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+}

@@ -122,3 +122,33 @@ spec:
 		t.Errorf("exit %d, want 2", code)
 	}
 }
+
+// A policy that errors under failurePolicy Ignore admits, and a test case can expect that it
+// failed open: the outcome the apiserver counts only in a metric.
+func TestTestCasesExpectPoliciesThatFailOpen(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"admit-test.yaml": `apiVersion: admit.dev/v1alpha1
+kind: TestSuite
+webhooks: [policy.yaml]
+cases:
+- name: the misspelt field fails open
+  object: {apiVersion: apps/v1, kind: Deployment, metadata: {name: web, namespace: shop}, spec: {selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: web, image: nginx}]}}}}
+  expect: {allowed: true, outcomes: {replicas: failed-open}}
+`, "policy.yaml": `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: replicas}
+spec:
+  failurePolicy: Ignore
+  matchConstraints:
+    resourceRules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}]
+  validations: [{expression: "object.spec.replicaz <= 5"}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: replicas}
+spec: {policyName: replicas, validationActions: [Deny]}
+`})
+	if code, stdout, stderr := runAdmit("test", dir); code != ExitOK || !strings.Contains(stdout, "1 passed") {
+		t.Errorf("exit %d, want 0 and the case passed\n%s%s", code, stdout, stderr)
+	}
+}

@@ -501,7 +501,7 @@ webhooks:
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s%s", code, out.String(), errOut.String())
 	}
-	for _, want := range []string{"1 webhook failed open: down.example.com: failed calling webhook", "1 object: 1 admitted (0 with warnings, 1 with webhooks that failed open), 0 rejected"} {
+	for _, want := range []string{"1 webhook failed open: down.example.com: failed calling webhook", "1 object: 1 admitted (0 with warnings, 1 with webhooks or policies that failed open), 0 rejected"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the summary lacks %q:\n%s", want, out.String())
 		}
