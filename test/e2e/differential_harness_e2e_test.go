@@ -803,6 +803,7 @@ func (r *scenarioRun) throughDispatcher(t *testing.T, generatedName string) (*ou
 	defer c.Close()
 	steps := c.Steps()
 	opts.Codec, opts.Converter = steps.Codec, steps.Converter
+	opts.Conditions = celconditions.Compiler(c.Authorizer())
 	webhooks, err := dispatch.NewWebhooks(opts)
 	if err != nil {
 		t.Fatal(err)

@@ -45,6 +45,10 @@ func policyResource(obj map[string]any) (schema.GroupVersionResource, bool) {
 		return mutatingBindingGVR, true
 	case "ConfigMap":
 		return schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, false
+	case "Role":
+		return schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"}, false
+	case "RoleBinding":
+		return schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"}, false
 	}
 	panic(fmt.Sprintf("the harness cannot create a %v", obj["kind"]))
 }
@@ -85,11 +89,25 @@ func (r *scenarioRun) createPolicies(t *testing.T) {
 			continue
 		}
 		obj.SetNamespace(r.namespace)
+		rbac := obj.GetKind() == "Role" || obj.GetKind() == "RoleBinding"
+		if obj.GetKind() == "RoleBinding" {
+			// Its subjects are the scenario's namespace's ServiceAccounts.
+			subjects, _, _ := unstructured.NestedSlice(obj.Object, "subjects")
+			for _, s := range subjects {
+				if subject, ok := s.(map[string]any); ok && subject["kind"] == "ServiceAccount" {
+					subject["namespace"] = r.namespace
+				}
+			}
+			_ = unstructured.SetNestedSlice(obj.Object, subjects, "subjects")
+		}
 		created, err := resource.Create(ctx, obj, metav1.CreateOptions{})
 		if err != nil {
 			t.Fatalf("creating %s %s: %v", obj.GetKind(), obj.GetName(), err)
 		}
-		r.policyObjects = append(r.policyObjects, created)
+		if !rbac {
+			// RBAC objects reach the chain with the namespace's state, read from the cluster.
+			r.policyObjects = append(r.policyObjects, created)
+		}
 	}
 	r.createPolicyMarkers(t)
 }
@@ -287,6 +305,18 @@ func policyScenario(name string, data map[string]any, policies ...map[string]any
 			object: obj("v1", "ConfigMap", "settings", map[string]any{"data": data})}}
 }
 
+// deployerMayUpdate asks RBAC whether the namespace's deployer ServiceAccount may update
+// Deployments there; deployRole and deployerBinding let it.
+const deployerMayUpdate = "authorizer.serviceAccount(request.namespace, 'deployer').group('apps').resource('deployments').namespace(request.namespace).check('update').allowed()"
+
+var (
+	deployRole = map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": map[string]any{"name": "deploy"},
+		"rules": []any{map[string]any{"apiGroups": []any{"apps"}, "resources": []any{"deployments"}, "verbs": []any{"update"}}}}
+	deployerBinding = map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": map[string]any{"name": "deployer"},
+		"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "deploy"},
+		"subjects": []any{map[string]any{"kind": "ServiceAccount", "name": "deployer"}}}
+)
+
 func policyScenarios() []differential {
 	withParams := func(name string, paramRef map[string]any) map[string]any {
 		return binding("ValidatingAdmissionPolicyBinding", name, "limits", map[string]any{"validationActions": []any{"Deny"}, "paramRef": paramRef})
@@ -355,6 +385,25 @@ func policyScenarios() []differential {
 			mutatingPolicy("stamp", map[string]any{"reinvocationPolicy": "Never", "mutations": []any{
 				jsonPatchMutation(`[JSONPatch{op: "add", path: "/data/stamped", value: "yes"}]`)}}),
 			mutatingBinding("stamp", "stamp")),
+		policyScenario("an authorizer check a RoleBinding grants: admitted", two,
+			validatingPolicy("deployer", map[string]any{"validations": []any{validation(deployerMayUpdate, "the deployer may not update deployments")}}),
+			validatingBinding("deployer", "deployer", "Deny"), deployRole, deployerBinding),
+		policyScenario("an authorizer check nothing grants: denied", two,
+			validatingPolicy("deployer", map[string]any{"validations": []any{validation(deployerMayUpdate, "the deployer may not update deployments")}}),
+			validatingBinding("deployer", "deployer", "Deny")),
+		policyScenario("an authorizer check on the requesting user, whom the cluster lets do anything", two,
+			validatingPolicy("may-delete", map[string]any{"validations": []any{validation(
+				"authorizer.group('apps').resource('deployments').namespace(request.namespace).check('delete').allowed()", "the writer may not delete deployments")}}),
+			validatingBinding("may-delete", "may-delete", "Deny")),
+		policyScenario("authorizer.requestResource: the writer may update what it creates", two,
+			validatingPolicy("may-update", map[string]any{"validations": []any{validation(
+				"authorizer.requestResource.check('update').allowed()", "the writer may not update it")}}),
+			validatingBinding("may-update", "may-update", "Deny")),
+		policyScenario("an authorizer check in a policy's matchConditions: the policy does not apply", two,
+			validatingPolicy("deny-unless-deployer", map[string]any{
+				"matchConditions": []any{map[string]any{"name": "deployer-may-not", "expression": "!(" + deployerMayUpdate + ")"}},
+				"validations":     []any{validation("false", "denied: the deployer may not update deployments")}}),
+			validatingBinding("deny-unless-deployer", "deny-unless-deployer", "Deny"), deployRole, deployerBinding),
 		policyScenario("a policy and a validating webhook both deny: the policy's denial, the webhook not called", two,
 			validatingPolicy("small", map[string]any{"validations": []any{validation("size(object.data) < 2", "at most one key")}}),
 			validatingBinding("small", "small", "Deny")),
@@ -433,6 +482,7 @@ func policyScenarios() []differential {
 		"params by selector: every matching ConfigMap is checked": {code: 422, message: "too many keys"},
 		"missing params with parameterNotFoundAction Deny":        {code: 422, message: "no params found"},
 		"a runtime error under failurePolicy Fail":                {code: 422, message: "no such key"},
+		"an authorizer check nothing grants: denied":              {code: 422, message: "the deployer may not update deployments"},
 		"a policy and a validating webhook both deny: the policy's denial, the webhook not called": {code: 422, message: "at most one key",
 			calls: map[string]int{wt.Deny(wt.Message("no")): 0}},
 		"a mutating policy sets a Deployment's replicas; a validating policy reads the defaults": {code: 422, message: "images are pulled once"},
