@@ -25,7 +25,11 @@ const (
 )
 
 // Config is what a Session reviews with: the cluster's admission configuration, its state and
-// its kube-apiserver's options.
+// its kube-apiserver's options. The admission configuration comes whole from one reader:
+// LoadAdmission reads webhook configurations, policies and bindings from files, AdmissionOf
+// takes them from a loaded config.Set, and Admission.Use puts them in a Config; a program that
+// builds configurations in Go sets Mutating and Validating itself, which New defaults and
+// checks as the apiserver does.
 type Config struct {
 	// Mutating and Validating are the webhook configurations, as the apiserver stores them
 	// (config.Load gives them defaulted).
