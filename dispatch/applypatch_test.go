@@ -16,6 +16,7 @@ import (
 	kjson "sigs.k8s.io/json"
 
 	"github.com/admitkit/admit/engine"
+	"github.com/admitkit/admit/internal/fuzzcorpus"
 	"github.com/admitkit/admit/patch"
 )
 
@@ -123,6 +124,37 @@ func FuzzApplyMatchesEvanphx(f *testing.F) {
 		}
 		checkApplyPatch(t, object, p)
 	})
+}
+
+// The committed corpus of FuzzApplyMatchesEvanphx reaches patch.Apply: applyPatch leaves every
+// other patch to evanphx, and the fuzz target then compares evanphx with itself. A patch is
+// applied by patch.Apply when applyPatch's condition holds: add, remove and replace below the
+// root of an object, applied without error, with UTF-8 as the result.
+func TestFuzzApplyMatchesEvanphxCorpusReachesTheFastPath(t *testing.T) {
+	entries := fuzzcorpus.Read(t, "FuzzApplyMatchesEvanphx")
+	fast := 0
+	for _, e := range entries {
+		object, program := e.Values[0].([]byte), e.Values[1].([]byte)
+		raw := program
+		if _, err := jsonpatch.DecodePatch(program); err != nil {
+			raw = generatePatch(object, program)
+		}
+		checkApplyPatch(t, object, raw)
+		ops, err := jsonpatch.DecodePatch(raw)
+		if err != nil {
+			continue
+		}
+		if p, ok := fastPatch(ops); ok && len(object) > 0 && object[0] == '{' {
+			if patched, err := patch.Apply(object, p); err == nil && utf8.Valid(patched) {
+				fast++
+			}
+		}
+	}
+	t.Logf("patch.Apply took %d of %d corpus patches", fast, len(entries))
+	const floor = 68
+	if fast < floor {
+		t.Errorf("patch.Apply took %d corpus patches, fewer than %d", fast, floor)
+	}
 }
 
 func checkApplyPatch(t *testing.T, object, rawPatch []byte) {
