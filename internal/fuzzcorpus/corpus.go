@@ -62,7 +62,7 @@ func Bytes(tb testing.TB, target string) [][]byte {
 
 // Decode reads a corpus file in the go command's format, version "go test fuzz v1": one value a
 // line, each a Go conversion of a literal. It reads the types admit's fuzz targets take: []byte,
-// string, byte, uint8, int and bool.
+// string, byte, uint8, int, int64, uint64 and bool.
 func Decode(data []byte) ([]any, error) {
 	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
 	if len(lines) < 2 || strings.TrimSuffix(lines[0], "\r") != "go test fuzz v1" {
@@ -112,6 +112,10 @@ func value(line string) (any, error) {
 	case "int":
 		n, err := strconv.ParseInt(lit, 0, 64)
 		return int(n), err
+	case "int64":
+		return strconv.ParseInt(lit, 0, 64)
+	case "uint64":
+		return strconv.ParseUint(lit, 0, 64)
 	case "bool":
 		return strconv.ParseBool(lit)
 	}

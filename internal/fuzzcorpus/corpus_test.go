@@ -16,6 +16,7 @@ func TestDecode(t *testing.T) {
 		{"go test fuzz v1\n[]byte(\"x\")\nbyte('\\x02')\n", []any{[]byte("x"), byte(2)}, false},
 		{"go test fuzz v1\nstring(\"é\")\nbyte('é')\nuint8(7)\nint(-3)\nbool(true)\n", []any{"é", byte(0xe9), byte(7), -3, true}, false},
 		{"go test fuzz v1\nbyte('\\'')\n", []any{byte('\'')}, false},
+		{"go test fuzz v1\nint64(-9)\nuint64(18446744073709551615)\n", []any{int64(-9), uint64(18446744073709551615)}, false},
 		{"go test fuzz v1\n", nil, true},
 		{"go test fuzz v2\n[]byte(\"x\")\n", nil, true},
 		{"go test fuzz v1\nfloat64(1)\n", nil, true},
