@@ -11,7 +11,7 @@ export ADMIT_BINARY ?= $(CACHE)/bin/admit
 export ADMIT_CONTRIB_LABELLER ?= $(CACHE)/bin/labeller
 E2E_TIMEOUT ?= 20m
 
-.PHONY: all build test tools tools-background test-binaries vet unit unit-packages unit-reliability e2e contrib fmt-check clean
+.PHONY: all build test tools tools-background test-binaries release-size vet unit unit-packages unit-reliability e2e contrib fmt-check clean
 
 include bench.mk
 include reliability.mk
@@ -29,12 +29,13 @@ VERSION_LDFLAGS := -X github.com/admitkit/admit/internal/cli.version=$(ADMIT_VER
 build:
 	$(GO) build -ldflags "$(VERSION_LDFLAGS)" -o $(BIN)/admit ./cmd/admit
 
-## test: everything CI runs — formatting, vet, unit tests with -race, the e2e suite on a real
-## kube-apiserver + etcd (built/installed on first use), and a seconds-long run of the benchmark
+## test: everything CI runs — formatting, vet, the release binary's size (release-size), unit tests
+## with -race, the e2e suite on a real kube-apiserver + etcd (built/installed on first use), and a
+## seconds-long run of the benchmark
 ## harness (no timing assertions), and every fuzz target for a short budget (fuzz-smoke).
 ## The e2e tools (kube-apiserver, built once into .cache) build in the background while the unit
 ## tests run; the reliability suite, which measures timing, waits for that build to end.
-test: tools-background fmt-check vet test-binaries unit-packages tools unit-reliability e2e bench-smoke contrib fuzz-smoke
+test: tools-background fmt-check vet test-binaries release-size unit-packages tools unit-reliability e2e bench-smoke contrib fuzz-smoke
 
 fmt-check:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
@@ -61,13 +62,22 @@ unit-reliability: test-binaries
 tools:
 	bash hack/ensure-tools.sh
 
-# admit static, as the image ships it; go build relinks only what changed. It runs before the unit
-# tests: test/consumer builds a module of its own as this build does (CGO_ENABLED=0), and so finds
-# Kubernetes' packages compiled.
+# admit as the release is built (image.mk: static, -trimpath, the release tags, stripped), for
+# this machine's platform; go build relinks only what changed. It runs before the unit tests:
+# test/consumer builds a module of its own with the same flags (ADMIT_RELEASE_GOFLAGS), and so
+# finds Kubernetes' packages compiled.
+export ADMIT_RELEASE_GOFLAGS = $(RELEASE_GOFLAGS)
 test-binaries:
 	@mkdir -p $(dir $(ADMIT_BINARY)) $(dir $(ADMIT_CONTRIB_LABELLER))
-	CGO_ENABLED=0 $(GO) build -ldflags "$(VERSION_LDFLAGS)" -o $(ADMIT_BINARY) ./cmd/admit
+	CGO_ENABLED=0 $(GO) build $(RELEASE_GOFLAGS) -ldflags "-s -w $(VERSION_LDFLAGS)" -o $(ADMIT_BINARY) ./cmd/admit
 	cd contrib/controllerruntime && $(GO) build -o $(ADMIT_CONTRIB_LABELLER) ./example/labeller
+
+# release-size: the admit test-binaries built, the release's build on this platform, within the
+# size goal (RELEASE_MAX_BYTES, image.mk); over it, bench/cmd/binsize builds an unstripped twin
+# and prints what the linker kept. The goal is the Linux binary's: elsewhere nothing is checked.
+release-size: test-binaries
+	@if [ "$$($(GO) env GOOS)" != linux ]; then echo "release-size: not checked: the goal is the Linux binary's"; exit 0; fi; \
+		cd bench && $(GO) run ./cmd/binsize -binary $(ADMIT_BINARY) -max-bytes $(RELEASE_MAX_BYTES) -tags '$(RELEASE_TAGS)' -dir $(CURDIR)
 
 # ensure-tools.sh runs one at a time, so `tools` waits for this one; its output is in the log.
 tools-background:

@@ -54,7 +54,7 @@ bench-review:
 ## left unstripped, with the linker's dependency dump: what the report says links what.
 bench-size: release-binary
 	@mkdir -p $(BENCH_RESULTS)/tmp
-	CGO_ENABLED=0 GOOS=linux GOARCH=$(ARCH) $(GO) build -trimpath -tags '$(RELEASE_TAGS)' -ldflags=-dumpdep \
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(ARCH) $(GO) build $(RELEASE_GOFLAGS) -ldflags=-dumpdep \
 		-o $(BENCH_RESULTS)/tmp/admit-symbols ./cmd/admit 2> $(BENCH_RESULTS)/tmp/admit-dumpdep.txt || \
 		{ tail -20 $(BENCH_RESULTS)/tmp/admit-dumpdep.txt; exit 1; }
 

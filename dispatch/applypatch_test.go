@@ -3,7 +3,6 @@ package dispatch
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -13,9 +12,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
-	kjson "sigs.k8s.io/json"
 
 	"github.com/admitkit/admit/engine"
+	"github.com/admitkit/admit/internal/fuzzcorpus"
 	"github.com/admitkit/admit/patch"
 )
 
@@ -123,6 +122,37 @@ func FuzzApplyMatchesEvanphx(f *testing.F) {
 		}
 		checkApplyPatch(t, object, p)
 	})
+}
+
+// The committed corpus of FuzzApplyMatchesEvanphx reaches patch.Apply: applyPatch leaves every
+// other patch to evanphx, and the fuzz target then compares evanphx with itself. A patch is
+// applied by patch.Apply when applyPatch's condition holds: add, remove and replace below the
+// root of an object, applied without error, with UTF-8 as the result.
+func TestFuzzApplyMatchesEvanphxCorpusReachesTheFastPath(t *testing.T) {
+	entries := fuzzcorpus.Read(t, "FuzzApplyMatchesEvanphx")
+	fast := 0
+	for _, e := range entries {
+		object, program := e.Values[0].([]byte), e.Values[1].([]byte)
+		raw := program
+		if _, err := jsonpatch.DecodePatch(program); err != nil {
+			raw = generatePatch(object, program)
+		}
+		checkApplyPatch(t, object, raw)
+		ops, err := jsonpatch.DecodePatch(raw)
+		if err != nil {
+			continue
+		}
+		if p, ok := fastPatch(ops); ok && len(object) > 0 && object[0] == '{' {
+			if patched, err := patch.Apply(object, p); err == nil && utf8.Valid(patched) {
+				fast++
+			}
+		}
+	}
+	t.Logf("patch.Apply took %d of %d corpus patches", fast, len(entries))
+	const floor = 68
+	if fast < floor {
+		t.Errorf("patch.Apply took %d corpus patches, fewer than %d", fast, floor)
+	}
 }
 
 func checkApplyPatch(t *testing.T, object, rawPatch []byte) {
@@ -287,113 +317,4 @@ func TestApplyPatchReplacesInvalidUTF8(t *testing.T) {
 			}
 		})
 	}
-}
-
-// FuzzPatchApplyMatchesEvanphx holds the public patch.Apply, for every operation (move, copy,
-// test, the root's replace, not only the fast path's add/remove/replace below the root), to
-// kube-apiserver's library: both fail, or both give the same JSON value. patch.Apply's three
-// documented departures are the only differences allowed: a copy from a missing member fails
-// (evanphx writes null), so does a path that is not a JSON pointer (evanphx guesses), and test
-// compares values by meaning (evanphx by spelling).
-func FuzzPatchApplyMatchesEvanphx(f *testing.F) {
-	f.Add([]byte(sampleObject), []byte(`[{"op":"move","from":"/spec/containers/0","path":"/spec/containers/-"},{"op":"copy","from":"/metadata","path":"/status/m"}]`))
-	f.Add([]byte(sampleObject), []byte(`[{"op":"test","path":"/spec/priority","value":0},{"op":"replace","path":"","value":{"a":1}}]`))
-	f.Add([]byte(sampleObject), []byte{6, 7, 3, 7, 12, 0, 8, 40, 5, 4, 3, 9})
-	f.Add([]byte(`{"a":[{"b":{}}],"c":null}`), []byte{6, 1, 2, 7, 3, 4, 8, 5, 6})
-	f.Add([]byte(`[1,[2,{"x":null}]]`), []byte{7, 0, 1, 6, 2, 0, 4, 1, 3})
-	f.Fuzz(func(t *testing.T, object, program []byte) {
-		raw := program
-		if _, err := jsonpatch.DecodePatch(program); err != nil {
-			raw = generatePatch(object, program)
-		}
-		// Member names are matched by case, as evanphx does ("pAth" is no path).
-		var ops patch.Patch
-		if kjson.UnmarshalCaseSensitivePreserveInts(raw, &ops) != nil || !json.Valid(object) || !utf8.Valid(object) || !utf8.Valid(raw) {
-			return // not a patch patch.Apply can be given, or JSON it refuses by contract (RFC 8259: UTF-8)
-		}
-		want, wantErr := decodeAndApply(object, raw, applyEvanphx)
-		if _, err := jsonpatch.DecodePatch(raw); err != nil {
-			return // evanphx refuses the patch itself: nothing to compare
-		}
-		got, gotErr := patch.Apply(bytes.Clone(object), ops)
-		switch {
-		case wantErr != nil && gotErr != nil:
-			return
-		case wantErr == nil && gotErr != nil:
-			var applyErr *patch.ApplyError
-			if errors.As(gotErr, &applyErr) && applyErr.Op == "copy" && copiesAMissingMember(object, ops, applyErr.Index) {
-				return // departure: a copy from a missing member
-			}
-			if errors.As(gotErr, &applyErr) && notAPointer(ops[applyErr.Index]) {
-				return // departure: a path that is not a JSON pointer
-			}
-			t.Fatalf("object %s, patch %s:\nevanphx:     %s\npatch.Apply: %v", object, raw, want, gotErr)
-		case wantErr != nil && gotErr == nil:
-			if strings.Contains(wantErr.Error(), "testing value") && hasOp(ops, "test") {
-				return // departure: test by meaning, where evanphx compares spelling
-			}
-			t.Fatalf("object %s, patch %s:\nevanphx:     %v\npatch.Apply: %s", object, raw, wantErr, got)
-		}
-		if bytes.Equal(want, got) {
-			return
-		}
-		if diff := cmp.Diff(jsonValue(t, want), jsonValue(t, got)); diff != "" {
-			t.Fatalf("object %s, patch %s:\nevanphx:     %s\npatch.Apply: %s\n(-evanphx +patch.Apply):\n%s", object, raw, want, got, diff)
-		}
-	})
-}
-
-// notAPointer reports an operation whose path or from is not a JSON pointer.
-func notAPointer(op patch.Operation) bool {
-	for _, p := range []string{op.Path, op.From} {
-		if p != "" && !strings.HasPrefix(p, "/") {
-			return true
-		}
-	}
-	return false
-}
-
-func hasOp(ops patch.Patch, op string) bool {
-	for _, o := range ops {
-		if o.Op == op {
-			return true
-		}
-	}
-	return false
-}
-
-// copiesAMissingMember reports whether operation i is a copy whose from evanphx finds missing in
-// the document as the operations before it left it.
-func copiesAMissingMember(object []byte, ops patch.Patch, i int) bool {
-	before, err := patch.Apply(object, ops[:i])
-	if err != nil {
-		return false
-	}
-	tokens, err := patch.PointerTokens(ops[i].From)
-	if err != nil {
-		return false
-	}
-	var cur any
-	if json.Unmarshal(before, &cur) != nil {
-		return false
-	}
-	for _, tok := range tokens {
-		switch v := cur.(type) {
-		case map[string]any:
-			next, ok := v[tok]
-			if !ok {
-				return true
-			}
-			cur = next
-		case []any:
-			n, err := strconv.Atoi(tok)
-			if err != nil || n < 0 || n >= len(v) {
-				return true
-			}
-			cur = v[n]
-		default:
-			return true
-		}
-	}
-	return false
 }

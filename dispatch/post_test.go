@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	admissionv1 "k8s.io/api/admission/v1"
 
+	"github.com/admitkit/admit/internal/fuzzcorpus"
 	"github.com/admitkit/admit/internal/typedjson"
 )
 
@@ -66,6 +67,30 @@ func FuzzDecodeResponse(f *testing.F) {
 			t.Fatalf("answer %q: the apiserver's way gives %s, one pass %s", body, slow, fast)
 		}
 	})
+}
+
+// The committed corpus of FuzzDecodeResponse reaches the one-pass decode: an answer it leaves
+// to the apiserver's way compares that way with itself. An answer is decided in one pass when
+// decodeResponse's condition holds: JSON (or YAML made JSON) with only a review's members, which
+// the one-pass decoder decodes.
+func TestFuzzDecodeResponseCorpusReachesTheOnePassDecode(t *testing.T) {
+	corpus := fuzzcorpus.Bytes(t, "FuzzDecodeResponse")
+	decided := 0
+	for _, body := range corpus {
+		if fast, slow := decodeBoth(body, "v1"); fast != slow {
+			t.Errorf("answer %q: the apiserver's way gives %s, one pass %s", body, slow, fast)
+		}
+		data, err := asJSON(body)
+		var review admissionv1.AdmissionReview
+		if err == nil && onlyReviewMembers(data) && new(typedjson.Decoder).Decode(data, &review) {
+			decided++
+		}
+	}
+	t.Logf("the one-pass decode took %d of %d corpus answers", decided, len(corpus))
+	const floor = 25
+	if decided < floor {
+		t.Errorf("the one-pass decode took %d corpus answers, fewer than %d", decided, floor)
+	}
 }
 
 // kube-apiserver reads the declared kind into an anonymous struct, and its decoding error names

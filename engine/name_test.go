@@ -3,6 +3,8 @@ package engine
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/admitkit/admit/internal/fuzzcorpus"
 )
 
 func TestObjectName(t *testing.T) {
@@ -52,4 +54,34 @@ func FuzzObjectName(f *testing.F) {
 			t.Fatalf("objectName(%q) = %q, the decoder reads %q", obj, got, want)
 		}
 	})
+}
+
+// The committed corpus of FuzzObjectName reaches the scan: an input that is not JSON returns
+// early, and one the scan leaves to the decoder compares the decoder with itself. Both shapes
+// the scan decides count, objects with a name and objects without one.
+func TestFuzzObjectNameCorpusReachesTheScan(t *testing.T) {
+	corpus := fuzzcorpus.Bytes(t, "FuzzObjectName")
+	valid, named, unnamed := 0, 0, 0
+	for _, obj := range corpus {
+		if !json.Valid(obj) {
+			continue
+		}
+		valid++
+		name, ok := scanName(obj)
+		switch {
+		case !ok:
+			continue
+		case name != decodedName(obj):
+			t.Errorf("scanName(%q) = %q, the decoder reads %q", obj, name, decodedName(obj))
+		case name == "":
+			unnamed++
+		default:
+			named++
+		}
+	}
+	t.Logf("of %d corpus inputs, %d are JSON; the scan decides %d with a name and %d without", len(corpus), valid, named, unnamed)
+	const wantNamed, wantUnnamed = 28, 12
+	if named < wantNamed || unnamed < wantUnnamed {
+		t.Errorf("the scan decides %d corpus inputs with a name and %d without, want at least %d and %d", named, unnamed, wantNamed, wantUnnamed)
+	}
 }

@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/admitkit/admit/internal/fuzzcorpus"
 )
 
 // fuzzSeeds returns document pairs shaped like admission webhook traffic.
@@ -73,9 +75,32 @@ func FuzzLossless(f *testing.F) {
 	f.Fuzz(checkLossless)
 }
 
+// The committed corpus of FuzzLossless reaches the comparison: a pair that is not two exact
+// JSON containers returns before it.
+func TestFuzzLosslessCorpusReachesTheComparison(t *testing.T) {
+	entries := fuzzcorpus.Read(t, "FuzzLossless")
+	reached := 0
+	for _, e := range entries {
+		if losslessInput(e.Values[0].([]byte), e.Values[1].([]byte)) {
+			reached++
+		}
+	}
+	t.Logf("%d of %d corpus pairs reach the comparison", reached, len(entries))
+	const floor = 33
+	if reached < floor {
+		t.Errorf("%d corpus pairs reach the comparison, fewer than %d", reached, floor)
+	}
+}
+
+// losslessInput reports whether checkLossless compares before and after: both strictly valid
+// JSON containers whose numbers are exact.
+func losslessInput(before, after []byte) bool {
+	return strictlyValid(before) && strictlyValid(after) &&
+		isContainer(before) && isContainer(after) && exactNumbers(before) && exactNumbers(after)
+}
+
 func checkLossless(t *testing.T, before, after []byte, seed uint64) {
-	if !strictlyValid(before) || !strictlyValid(after) ||
-		!isContainer(before) || !isContainer(after) || !exactNumbers(before) || !exactNumbers(after) {
+	if !losslessInput(before, after) {
 		return
 	}
 	beforeTree, expected := decodeNumbers(t, before), semantic(t, after)

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/admitkit/admit/internal/fuzzcorpus"
 )
 
 // typedShapes holds what encoding/json makes of Go values beyond the Kubernetes types.
@@ -254,17 +256,48 @@ func FuzzTypedLossless(f *testing.F) {
 	f.Add([]byte(`{"named":"a","map":{"x":1},"list":[{"inner":"a"}],"any":[1],"floats":[0,1]}`), []byte(`{"named":"b","map":{"x":-0},"list":[],"any":{"a":1},"floats":[-0,1,2]}`), uint8(2))
 	typed := &Typed{}
 	f.Fuzz(func(t *testing.T, raw, other []byte, which uint8) {
-		newValue := func() any { return &corev1.Pod{} }
-		switch which % 3 {
-		case 1:
-			newValue = func() any { return &unstructured.Unstructured{} }
-		case 2:
-			newValue = func() any { return &typedShapes{} }
+		if _, before, after, ok := typedPair(raw, other, which); ok {
+			checkTyped(t, typed, raw, before, after)
 		}
-		before, after := newValue(), newValue()
-		if json.Unmarshal(raw, before) != nil || json.Unmarshal(other, after) != nil {
-			return
-		}
-		checkTyped(t, typed, raw, before, after)
 	})
+}
+
+// typedPair decodes raw and other into the type which chooses, and names the type; ok is false
+// when either does not decode, and FuzzTypedLossless has nothing to compare.
+func typedPair(raw, other []byte, which uint8) (name string, before, after any, ok bool) {
+	newValue := func() any { return &corev1.Pod{} }
+	name = "Pod"
+	switch which % 3 {
+	case 1:
+		newValue, name = func() any { return &unstructured.Unstructured{} }, "Unstructured"
+	case 2:
+		newValue, name = func() any { return &typedShapes{} }, "typedShapes"
+	}
+	before, after = newValue(), newValue()
+	ok = json.Unmarshal(raw, before) == nil && json.Unmarshal(other, after) == nil
+	return name, before, after, ok
+}
+
+// The committed corpus of FuzzTypedLossless reaches Typed.Lossless for each type: a pair that
+// does not decode returns before the comparison.
+func TestFuzzTypedLosslessCorpusReachesTheComparison(t *testing.T) {
+	floors := map[string]int{"Pod": 15, "Unstructured": 11, "typedShapes": 10}
+	reached, total := map[string]int{}, map[string]int{}
+	typed := &Typed{}
+	for _, e := range fuzzcorpus.Read(t, "FuzzTypedLossless") {
+		raw, other := e.Values[0].([]byte), e.Values[1].([]byte)
+		name, before, after, ok := typedPair(raw, other, e.Values[2].(byte))
+		total[name]++
+		if ok {
+			reached[name]++
+			checkTyped(t, typed, raw, before, after)
+		}
+	}
+	for _, name := range []string{"Pod", "Unstructured", "typedShapes"} {
+		floor := floors[name]
+		t.Logf("%s: %d of %d corpus pairs reach the comparison", name, reached[name], total[name])
+		if reached[name] < floor {
+			t.Errorf("%s: %d corpus pairs reach the comparison, fewer than %d", name, reached[name], floor)
+		}
+	}
 }

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kjson "sigs.k8s.io/json"
 
+	"github.com/admitkit/admit/internal/fuzzcorpus"
 	"github.com/admitkit/admit/internal/typedjson"
 )
 
@@ -102,17 +103,44 @@ func FuzzDecodeEnvelopeFast(f *testing.F) {
 	decoders := []*typedjson.Decoder{nil, {}}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, dec := range decoders {
-			fast, ok := decodeEnvelopeFast(body, dec)
-			if !ok {
-				continue
-			}
-			var whole reviewEnvelope
-			if err := decodeStrict(body, &whole); err != nil {
-				t.Fatalf("the fast decode accepted %q, the whole decode says %v", body, err)
-			}
-			if diff := cmp.Diff(whole, fast); diff != "" {
-				t.Fatalf("decoding %q (-whole +fast):\n%s", body, diff)
-			}
+			checkEnvelopeFast(t, body, dec)
 		}
 	})
+}
+
+// checkEnvelopeFast compares the fast decode of body with the whole decode, where the fast one
+// succeeds, and reports whether it did.
+func checkEnvelopeFast(t *testing.T, body []byte, dec *typedjson.Decoder) bool {
+	t.Helper()
+	fast, ok := decodeEnvelopeFast(body, dec)
+	if !ok {
+		return false
+	}
+	var whole reviewEnvelope
+	if err := decodeStrict(body, &whole); err != nil {
+		t.Fatalf("the fast decode accepted %q, the whole decode says %v", body, err)
+	}
+	if diff := cmp.Diff(whole, fast); diff != "" {
+		t.Fatalf("decoding %q (-whole +fast):\n%s", body, diff)
+	}
+	return true
+}
+
+// The committed corpus of FuzzDecodeEnvelopeFast reaches the fast decode, with and without the
+// one-pass decoder: a body it leaves to the whole decode is compared with nothing.
+func TestFuzzDecodeEnvelopeFastCorpusReachesTheFastDecode(t *testing.T) {
+	corpus := fuzzcorpus.Bytes(t, "FuzzDecodeEnvelopeFast")
+	const floor = 24
+	for _, dec := range []*typedjson.Decoder{nil, {}} {
+		decided := 0
+		for _, body := range corpus {
+			if checkEnvelopeFast(t, body, dec) {
+				decided++
+			}
+		}
+		t.Logf("one-pass decoder %t: the fast decode took %d of %d corpus inputs", dec != nil, decided, len(corpus))
+		if decided < floor {
+			t.Errorf("one-pass decoder %t: the fast decode took %d corpus inputs, fewer than %d", dec != nil, decided, floor)
+		}
+	}
 }

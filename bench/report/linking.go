@@ -6,6 +6,7 @@ import (
 	"debug/elf"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -85,6 +86,55 @@ func moduleOf(pkg string, modules []string) string {
 		}
 	}
 	return best
+}
+
+// ReadLinking reads what the linker kept of a binary from its unstripped twin (symbols) and the
+// linker's dependency dump of that build (dumpdep); modules are the binary's module paths.
+func ReadLinking(symbols, dumpdep string, modules []string) (*Linking, error) {
+	byModule, total, err := ReadSymbols(symbols, modules)
+	if err != nil {
+		return nil, fmt.Errorf("the unstripped build: %w", err)
+	}
+	f, err := os.Open(dumpdep)
+	if err != nil {
+		return nil, fmt.Errorf("reading the linker's dump: %w", err)
+	}
+	defer f.Close()
+	keeps, cause, err := ParseDumpdep(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dumpdep, err)
+	}
+	return &Linking{Modules: TopModules(byModule, 12), Total: total, KeepsAllMethods: keeps, Cause: cause}, nil
+}
+
+// WriteText says, for a terminal, what the linker kept: whether it had to keep every exported
+// method and why, then the modules by the bytes linked.
+func (l *Linking) WriteText(w io.Writer) error {
+	var b strings.Builder
+	if l.KeepsAllMethods {
+		fmt.Fprintf(&b, "The linker keeps every exported method of every linked type, called or not: a call through reflection by a name or index it cannot see is reachable, first %s, from %s.\n",
+			l.Cause[0], strings.Join(causePath(l.Cause[1:]), " <- "))
+	} else {
+		b.WriteString("The linker drops the exported methods nothing calls: no call through reflection by a name or index it cannot see is reachable.\n")
+	}
+	b.WriteString("Code and data linked, by module (symbols of an unstripped build of the same configuration):\n")
+	for _, m := range l.Modules {
+		fmt.Fprintf(&b, "  %-50s %8s MB %5s %%\n", m.Module, num(float64(m.Bytes)/1e6), num(100*float64(m.Bytes)/float64(l.Total)))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// causePath is the path to a reflective call as a report shows it: its first few steps.
+func causePath(path []string) []string {
+	if len(path) == 0 {
+		return []string{"the standard library alone"}
+	}
+	const shown = 4
+	if len(path) > shown {
+		path = append(path[:shown:shown], "…")
+	}
+	return path
 }
 
 // reflectMethodEdge matches a dependency the linker marks as calling methods through reflection.

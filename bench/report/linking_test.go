@@ -2,6 +2,9 @@ package report
 
 import (
 	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -59,17 +62,38 @@ func TestPackageAndModule(t *testing.T) {
 	}
 }
 
-// An unstripped Go binary, this test's own, has its symbols counted by module.
+// An unstripped Go binary has its symbols counted by module. go test links its binaries
+// without their symbol table, so the test links a small program of this module (testdata/
+// symbols) with the symbols kept. It skips only where Go binaries are not ELF (macOS, Windows).
 func TestReadSymbols(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
+	switch runtime.GOOS {
+	case "darwin", "ios", "windows", "plan9":
+		t.Skipf("Go binaries on %s are not ELF", runtime.GOOS)
+	}
+	exe := filepath.Join(t.TempDir(), "symbols")
+	// -ldflags= overrides any -s in GOFLAGS: the symbol table is what is read.
+	build := exec.Command("go", "build", "-ldflags=", "-o", exe, "./testdata/symbols")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./testdata/symbols: %v\n%s", err, out)
 	}
 	byModule, total, err := ReadSymbols(exe, []string{"github.com/admitkit/admit/bench"})
 	if err != nil {
-		t.Skipf("no ELF symbols here: %v", err)
+		t.Fatal(err)
 	}
-	if byModule["github.com/admitkit/admit/bench"] <= 0 || byModule["Go"] <= 0 || total < byModule["Go"] {
+	if byModule["github.com/admitkit/admit/bench"] <= 0 || byModule["Go"] <= 0 || total != byModule["Go"]+byModule["github.com/admitkit/admit/bench"] {
 		t.Errorf("symbols by module: %v of %d", byModule, total)
+	}
+}
+
+// A file that is not ELF, or a binary without symbols, is an error, not an empty count.
+func TestReadSymbolsErrors(t *testing.T) {
+	notELF := filepath.Join(t.TempDir(), "text")
+	if err := os.WriteFile(notELF, []byte("not a binary\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{notELF, filepath.Join(t.TempDir(), "missing")} {
+		if byModule, total, err := ReadSymbols(path, nil); err == nil {
+			t.Errorf("ReadSymbols(%s) = %v, %d, no error", path, byModule, total)
+		}
 	}
 }

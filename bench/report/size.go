@@ -84,11 +84,7 @@ func joinCause(path []string) string {
 	if len(path) == 0 {
 		return "the standard library alone"
 	}
-	const shown = 4
-	if len(path) > shown {
-		path = append(path[:shown:shown], "…")
-	}
-	return strings.Join(quoted(path), " ← ")
+	return strings.Join(quoted(causePath(path)), " ← ")
 }
 
 func quoted(items []string) []string {

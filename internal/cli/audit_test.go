@@ -326,31 +326,6 @@ func TestAuditKubeconfigErrors(t *testing.T) {
 	}
 }
 
-// The -o yaml report reads back as the JSON one.
-func TestAuditYAML(t *testing.T) {
-	f := newAuditFixture(t)
-	stdout, _, _ := runAudit(t, context.Background(), "-f", f.dump, "--webhooks", f.proposal, "-o", "yaml")
-	if !strings.HasPrefix(stdout, "apiVersion: admit.dev/v1alpha1\n") || !strings.Contains(stdout, "kind: AuditReport\n") {
-		t.Errorf("-o yaml:\n%.500s", stdout)
-	}
-}
-
-// --junit writes a case per changed step, failed where it newly denies or fails.
-func TestAuditJUnit(t *testing.T) {
-	f := newAuditFixture(t)
-	junitFile := filepath.Join(f.dir, "audit.xml")
-	runAudit(t, context.Background(), "-f", f.dump, "--webhooks", f.proposal, "--baseline", f.baseline, "--junit", junitFile)
-	data, err := os.ReadFile(junitFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{`tests="5" failures="3"`, `<testcase name="ValidatingAdmissionPolicy replica-cap"`, `newly denies 1 write, e.g. UPDATE Deployment shop/big`, `newly fails on 1 write`} {
-		if !strings.Contains(string(data), want) {
-			t.Errorf("the JUnit report lacks %q:\n%s", want, data)
-		}
-	}
-}
-
 // -n audits one namespace's objects, as kubectl get -n reads them.
 func TestAuditNamespace(t *testing.T) {
 	f := newAuditFixture(t)

@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	kjson "sigs.k8s.io/json"
+
+	"github.com/admitkit/admit/internal/fuzzcorpus"
 )
 
 // reference is what the webhook decoded with before: sigs.k8s.io/json, duplicates refused.
@@ -171,23 +173,60 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"inner":"i","map":{"a":1},"bytes":"aGk=","time":"2026-01-02T03:04:05Z","list":[{}],"raw":[1]}`), uint8(2))
 	f.Add([]byte(`{"object":{"kind":"x","apiVersion":"v1","a":[1.5,2]}}`), uint8(1))
 	dec := &Decoder{}
-	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
-		newValue := func() any { return &corev1.Pod{} }
-		switch which % 3 {
-		case 1:
-			newValue = func() any { return &unstructured.Unstructured{} }
-		case 2:
-			newValue = func() any { return &shapes{} }
+	f.Fuzz(func(t *testing.T, data []byte, which uint8) { checkDecode(t, dec, data, which) })
+}
+
+// fuzzTypes are the types FuzzDecode decodes into, chosen by its second input.
+var fuzzTypes = []struct {
+	name     string
+	newValue func() any
+}{
+	{"Pod", func() any { return &corev1.Pod{} }},
+	{"Unstructured", func() any { return &unstructured.Unstructured{} }},
+	{"shapes", func() any { return &shapes{} }},
+}
+
+// checkDecode compares the Decoder with the reference on data decoded into the type which
+// chooses, where the Decoder decodes it, and reports whether it did.
+func checkDecode(t *testing.T, dec *Decoder, data []byte, which uint8) bool {
+	t.Helper()
+	newValue := fuzzTypes[int(which)%len(fuzzTypes)].newValue
+	got, want := newValue(), newValue()
+	if !dec.Decode(data, got) {
+		return false
+	}
+	if err := reference(data, want); err != nil {
+		t.Fatalf("decoded %q, which the reference refuses: %v", data, err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q decodes differently:\n got %#v\nwant %#v", data, got, want)
+	}
+	return true
+}
+
+// The committed corpus of FuzzDecode reaches the Decoder for each type it can decode: an input
+// it declines is compared with nothing. shapes has members the Decoder never decodes (an
+// interface, a ",string" option, integer map keys), so it declines every input of that type:
+// those inputs hold it to declining, and have no floor.
+func TestFuzzDecodeCorpusReachesTheDecoder(t *testing.T) {
+	floors := map[string]int{"Pod": 39, "Unstructured": 8}
+	decided, total := map[string]int{}, map[string]int{}
+	dec := &Decoder{}
+	for _, e := range fuzzcorpus.Read(t, "FuzzDecode") {
+		data, which := e.Values[0].([]byte), e.Values[1].(byte)
+		name := fuzzTypes[int(which)%len(fuzzTypes)].name
+		total[name]++
+		if checkDecode(t, dec, data, which) {
+			decided[name]++
 		}
-		got, want := newValue(), newValue()
-		if !dec.Decode(data, got) {
-			return
+	}
+	for _, typ := range fuzzTypes {
+		t.Logf("%s: the Decoder decided %d of %d corpus inputs", typ.name, decided[typ.name], total[typ.name])
+		if decided[typ.name] < floors[typ.name] {
+			t.Errorf("%s: the Decoder decided %d corpus inputs, fewer than %d", typ.name, decided[typ.name], floors[typ.name])
 		}
-		if err := reference(data, want); err != nil {
-			t.Fatalf("decoded %q, which the reference refuses: %v", data, err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("%q decodes differently:\n got %#v\nwant %#v", data, got, want)
-		}
-	})
+	}
+	if decided["shapes"] != 0 {
+		t.Errorf("the Decoder decided %d inputs into shapes, whose interface member it never decodes", decided["shapes"])
+	}
 }

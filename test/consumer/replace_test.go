@@ -163,10 +163,10 @@ func TestKubernetesPackagesBuildWithDocumentedReplaceBlock(t *testing.T) {
 	}
 	block := docReplaceBlock(t)
 	dir := writeConsumer(t, kubernetesPackages(), "\n"+block)
-	// CGO_ENABLED=0 builds as make's test-binaries builds admit (static, as the image ships it), so
-	// that either reuses the other's compiled Kubernetes packages from the build cache: the
-	// Kubernetes code compiles once on a machine, not twice.
-	run := goCommand(t, dir, "CGO_ENABLED=0")
+	// Built as make's test-binaries builds admit (static, with the release's flags, which make
+	// names in ADMIT_RELEASE_GOFLAGS), either reuses the other's compiled Kubernetes packages from
+	// the build cache: the Kubernetes code compiles once on a machine, not twice.
+	run := goCommand(t, dir, releaseBuildEnv()...)
 	run("mod", "tidy")
 	if diff := cmp.Diff(blockReplacements(t, block), replacements(t, filepath.Join(dir, "go.mod"))); diff != "" {
 		t.Errorf("go mod tidy changed the consumer's replace directives (-documented +tidied):\n%s", diff)
@@ -189,7 +189,7 @@ func TestAProgramFromThePackageDocs(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "main.go"), program, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	run := goCommand(t, dir, "CGO_ENABLED=0")
+	run := goCommand(t, dir, releaseBuildEnv()...)
 	run("mod", "tidy")
 	run("build", "-o", "program", ".")
 	cmd := exec.Command(filepath.Join(dir, "program"))
@@ -212,4 +212,10 @@ v2 again: {"apiVersion":"example.com/v2","eviction":"lru","kind":"Cache","metada
 	if stderr.Len() > 0 {
 		t.Errorf("the program wrote to stderr:\n%s", stderr.String())
 	}
+}
+
+// releaseBuildEnv is the environment that builds as make's test-binaries builds admit: static,
+// with the release's flags when make names them.
+func releaseBuildEnv() []string {
+	return []string{"CGO_ENABLED=0", strings.TrimSpace("GOFLAGS=-mod=mod " + os.Getenv("ADMIT_RELEASE_GOFLAGS"))}
 }

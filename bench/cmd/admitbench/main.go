@@ -168,20 +168,7 @@ func readLinking(symbols, dumpdep string, modules []string) (*report.Linking, er
 	if symbols == "" || dumpdep == "" {
 		return nil, errors.New("-symbols and -dumpdep go together")
 	}
-	byModule, total, err := report.ReadSymbols(symbols, modules)
-	if err != nil {
-		return nil, fmt.Errorf("the unstripped build: %w", err)
-	}
-	f, err := os.Open(dumpdep)
-	if err != nil {
-		return nil, fmt.Errorf("reading the linker's dump: %w", err)
-	}
-	defer f.Close()
-	keeps, cause, err := report.ParseDumpdep(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dumpdep, err)
-	}
-	return &report.Linking{Modules: report.TopModules(byModule, 12), Total: total, KeepsAllMethods: keeps, Cause: cause}, nil
+	return report.ReadLinking(symbols, dumpdep, modules)
 }
 
 func writeJSON(path string, v any) error {
