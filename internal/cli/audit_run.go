@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/admitkit/admit/audit"
 	"github.com/admitkit/admit/clusterstate"
@@ -92,11 +91,11 @@ func (o *auditOptions) options(ctx context.Context, cmd *cobra.Command, streams 
 // given), its state, its Service range.
 func (o *auditOptions) readCluster(ctx context.Context, cmd *cobra.Command, opts *audit.Options, changes review.Admission, baseline *review.Admission) (*clusterstate.Cluster, error) {
 	kubeconfig := o.session.kubeconfig
-	restConfig, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	rc, _, err := restConfig(kubeconfig, "")
 	if err != nil {
-		return nil, badInput(fmt.Errorf("--kubeconfig %s: %w", kubeconfig, err))
+		return nil, badInput(err)
 	}
-	cluster, err := clusterstate.Connect(restConfig)
+	cluster, err := clusterstate.Connect(rc)
 	if err != nil {
 		return nil, badInput(fmt.Errorf("--kubeconfig %s: %w", kubeconfig, err))
 	}

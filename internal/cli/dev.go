@@ -8,28 +8,17 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/admitkit/admit/certs"
 	"github.com/admitkit/admit/config"
-)
-
-// Labels on everything `admit dev` creates, so a session's objects can be found and removed.
-const (
-	devManagedByLabel = "app.kubernetes.io/managed-by"
-	devManagedByValue = "admit-dev"
-	devSessionLabel   = "admit.dev/dev-session"
+	"github.com/admitkit/admit/devsession"
 )
 
 // Environment variables `admit dev` gives COMMAND.
@@ -96,27 +85,21 @@ func (o *devOptions) run(ctx context.Context, streams Streams, args []string, da
 	if dash > 0 {
 		return badInput(fmt.Errorf("unexpected arguments before --: %s", strings.Join(args[:dash], " ")))
 	}
-	// The kubeconfig as kubectl finds it: --kubeconfig, else $KUBECONFIG, else ~/.kube/config.
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = o.kubeconfig
-	restConfig, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: o.context}).ClientConfig()
-	if clientcmd.IsEmptyConfig(err) {
-		return badInput(errors.New("no kubeconfig: give --kubeconfig, set KUBECONFIG, or create ~/.kube/config (kind create cluster writes one)"))
-	}
+	rc, _, err := restConfig(o.kubeconfig, o.context)
 	if err != nil {
-		return badInput(fmt.Errorf("reading the kubeconfig: %w", err))
+		return badInput(err)
 	}
-	client, err := kubernetes.NewForConfig(restConfig)
+	client, err := kubernetes.NewForConfig(rc)
 	if err != nil {
 		return badInput(err)
 	}
 	// Reach the cluster before changing anything, so that an unreachable one is reported as
 	// such, not as a failed clean-up.
 	if _, err := client.Discovery().ServerVersion(); err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("reaching the cluster at %s: %w", restConfig.Host, err)}
+		return &exitError{code: 1, err: fmt.Errorf("reaching the cluster at %s: %w", rc.Host, err)}
 	}
 	if o.cleanup {
-		n, err := deleteDevConfigurations(context.WithoutCancel(ctx), client, devManagedByLabel+"="+devManagedByValue)
+		n, err := devsession.DeleteAll(context.WithoutCancel(ctx), client)
 		fmt.Fprintf(streams.Err, "admit: deleted %d webhook configurations left by earlier sessions\n", n)
 		return err
 	}
@@ -134,16 +117,17 @@ func (o *devOptions) run(ctx context.Context, streams Streams, args []string, da
 		return err
 	}
 
-	session := strconv.FormatInt(time.Now().UnixNano(), 36)
-	base := url.URL{Scheme: "https", Host: net.JoinHostPort(o.host, strconv.Itoa(o.port))}
-	mutating, validating := rewriteForDev(set, base, caPEM, o.prefix, session)
+	session := devsession.Session{ID: strconv.FormatInt(time.Now().UnixNano(), 36), Prefix: o.prefix, CABundle: caPEM,
+		Base: url.URL{Scheme: "https", Host: net.JoinHostPort(o.host, strconv.Itoa(o.port))}}
+	base := session.Base
+	mutating, validating := session.Rewrite(set)
 
 	// Clean up with a context of its own: the run's context is cancelled by the very signal
 	// that asks for the clean-up.
 	cleanup := func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		n, err := deleteDevConfigurations(cctx, client, devSessionLabel+"="+session)
+		n, err := devsession.Delete(cctx, client, session.ID)
 		if err != nil {
 			fmt.Fprintf(streams.Err, "admit: cleaning up: %v (run admit dev --cleanup)\n", err)
 			return
@@ -151,7 +135,11 @@ func (o *devOptions) run(ctx context.Context, streams Streams, args []string, da
 		fmt.Fprintf(streams.Err, "admit: deleted %d webhook configurations\n", n)
 	}
 	defer cleanup()
-	if err := applyDevConfigurations(ctx, streams, client, mutating, validating); err != nil {
+	applied, err := devsession.Apply(ctx, client, mutating, validating)
+	for _, name := range applied {
+		fmt.Fprintf(streams.Err, "admit: applied %s\n", name)
+	}
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(streams.Err, "admit: webhooks now call %s; certificates in %s\n", base.String(), certDir)
@@ -185,24 +173,6 @@ func (o *devOptions) loadWebhooks() (*config.Set, error) {
 	return set, nil
 }
 
-// applyDevConfigurations creates the session's configurations in the cluster.
-func applyDevConfigurations(ctx context.Context, streams Streams, client kubernetes.Interface, mutating []*admissionregistrationv1.MutatingWebhookConfiguration, validating []*admissionregistrationv1.ValidatingWebhookConfiguration) error {
-	api := client.AdmissionregistrationV1()
-	for _, m := range mutating {
-		if _, err := api.MutatingWebhookConfigurations().Create(ctx, m, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("applying MutatingWebhookConfiguration %s: %w", m.Name, err)
-		}
-		fmt.Fprintf(streams.Err, "admit: applied MutatingWebhookConfiguration %s\n", m.Name)
-	}
-	for _, v := range validating {
-		if _, err := api.ValidatingWebhookConfigurations().Create(ctx, v, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("applying ValidatingWebhookConfiguration %s: %w", v.Name, err)
-		}
-		fmt.Fprintf(streams.Err, "admit: applied ValidatingWebhookConfiguration %s\n", v.Name)
-	}
-	return nil
-}
-
 // writeCertificates creates a CA and a serving certificate for the host in the cert directory.
 func (o *devOptions) writeCertificates() (string, func(), error) {
 	dir, remove := o.certDir, func() {}
@@ -234,79 +204,6 @@ func (o *devOptions) writeCertificates() (string, func(), error) {
 		return "", nil, err
 	}
 	return dir, remove, nil
-}
-
-// rewriteForDev copies the configurations under the prefix, pointing every webhook at base.
-func rewriteForDev(set *config.Set, base url.URL, caPEM []byte, prefix, session string) ([]*admissionregistrationv1.MutatingWebhookConfiguration, []*admissionregistrationv1.ValidatingWebhookConfiguration) {
-	meta := func(name string) metav1.ObjectMeta {
-		return metav1.ObjectMeta{Name: prefix + name, Labels: map[string]string{devManagedByLabel: devManagedByValue, devSessionLabel: session}}
-	}
-	var mutating []*admissionregistrationv1.MutatingWebhookConfiguration
-	for _, m := range set.Mutating {
-		c := m.Config.DeepCopy()
-		c.ObjectMeta = meta(c.Name)
-		for i := range c.Webhooks {
-			c.Webhooks[i].ClientConfig = devClientConfig(c.Webhooks[i].ClientConfig, base, caPEM)
-		}
-		mutating = append(mutating, c)
-	}
-	var validating []*admissionregistrationv1.ValidatingWebhookConfiguration
-	for _, v := range set.Validating {
-		c := v.Config.DeepCopy()
-		c.ObjectMeta = meta(c.Name)
-		for i := range c.Webhooks {
-			c.Webhooks[i].ClientConfig = devClientConfig(c.Webhooks[i].ClientConfig, base, caPEM)
-		}
-		validating = append(validating, c)
-	}
-	return mutating, validating
-}
-
-// devClientConfig keeps a webhook's path and sends it to this machine.
-func devClientConfig(cc admissionregistrationv1.WebhookClientConfig, base url.URL, caPEM []byte) admissionregistrationv1.WebhookClientConfig {
-	p := "/"
-	switch {
-	case cc.Service != nil && cc.Service.Path != nil:
-		p = *cc.Service.Path
-	case cc.URL != nil:
-		if u, err := url.Parse(*cc.URL); err == nil && u.Path != "" {
-			p = u.Path
-		}
-	}
-	target := base
-	target.Path = path.Clean("/" + p)
-	s := target.String()
-	return admissionregistrationv1.WebhookClientConfig{URL: &s, CABundle: caPEM}
-}
-
-// deleteDevConfigurations deletes the configurations matching selector and returns how many.
-func deleteDevConfigurations(ctx context.Context, client kubernetes.Interface, selector string) (int, error) {
-	api := client.AdmissionregistrationV1()
-	n := 0
-	var errs []error
-	ms, err := api.MutatingWebhookConfigurations().List(ctx, metav1.ListOptions{LabelSelector: selector})
-	if err != nil {
-		return 0, fmt.Errorf("listing mutating webhook configurations: %w", err)
-	}
-	for _, m := range ms.Items {
-		if err := api.MutatingWebhookConfigurations().Delete(ctx, m.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			errs = append(errs, err)
-			continue
-		}
-		n++
-	}
-	vs, err := api.ValidatingWebhookConfigurations().List(ctx, metav1.ListOptions{LabelSelector: selector})
-	if err != nil {
-		return n, fmt.Errorf("listing validating webhook configurations: %w", err)
-	}
-	for _, v := range vs.Items {
-		if err := api.ValidatingWebhookConfigurations().Delete(ctx, v.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			errs = append(errs, err)
-			continue
-		}
-		n++
-	}
-	return n, errors.Join(errs...)
 }
 
 // runCommand runs COMMAND with the dev environment; on cancellation it asks COMMAND to stop with

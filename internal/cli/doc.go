@@ -22,11 +22,12 @@
 //	                 JSON, YAML, SARIF), --list-rules
 //	lint_input.go    lint's inputs read one by one, a bad file not hiding the others' findings
 //	certs.go         admit certs create and admit certs inject
-//	dev.go           admit dev: the cluster's webhooks copied to point at this machine with a fresh
-//	                 certificate, COMMAND run, the copies deleted after (--cleanup)
+//	dev.go           admit dev: a fresh certificate, the cluster's webhooks pointed at this machine
+//	                 by package devsession, COMMAND run, the copies deleted after (--cleanup)
 //	version.go       admit version: the version from the link, the module or the checkout
 //	flags.go         flags given at most once, fixed completions, a flag given under two names,
 //	                 whether a writer is a terminal
+//	kubeconfig.go    the cluster a command reaches, found as kubectl finds it
 //	output.go        -o text|json|yaml, and structured output
 //	progress.go      progressLine: one line rewritten on the terminal while a run lasts
 package cli

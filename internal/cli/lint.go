@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/admitkit/admit/config"
 	"github.com/admitkit/admit/internal/words"
@@ -231,28 +230,17 @@ func (o *lintOptions) runRules(streams Streams, set *config.Set, opts lint.Optio
 // readCluster reads the cluster of the kubeconfig, and its resources from discovery (the
 // built-in Kubernetes 1.36 list when discovery fails).
 func (o *lintOptions) readCluster(ctx context.Context, stderr io.Writer) (*config.Set, *resources.Mapper, error) {
-	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
-		&clientcmd.ClientConfigLoadingRules{ExplicitPath: o.kubeconfig},
-		&clientcmd.ConfigOverrides{CurrentContext: o.context})
-	raw, err := loader.RawConfig()
+	rc, name, err := restConfig(o.kubeconfig, o.context)
+	if err != nil {
+		return nil, nil, badInput(err)
+	}
+	client, err := kubernetes.NewForConfig(rc)
 	if err != nil {
 		return nil, nil, badInput(fmt.Errorf("--kubeconfig %s: %w", o.kubeconfig, err))
 	}
-	restConfig, err := loader.ClientConfig()
+	dynamicClient, err := dynamic.NewForConfig(rc)
 	if err != nil {
 		return nil, nil, badInput(fmt.Errorf("--kubeconfig %s: %w", o.kubeconfig, err))
-	}
-	client, err := kubernetes.NewForConfig(restConfig)
-	if err != nil {
-		return nil, nil, badInput(fmt.Errorf("--kubeconfig %s: %w", o.kubeconfig, err))
-	}
-	dynamicClient, err := dynamic.NewForConfig(restConfig)
-	if err != nil {
-		return nil, nil, badInput(fmt.Errorf("--kubeconfig %s: %w", o.kubeconfig, err))
-	}
-	name := o.context
-	if name == "" {
-		name = raw.CurrentContext
 	}
 	mapper, err := resources.FromDiscovery(client.Discovery())
 	if err != nil {

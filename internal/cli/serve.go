@@ -18,7 +18,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/admitkit/admit/builtin"
 	"github.com/admitkit/admit/certs"
@@ -263,11 +262,11 @@ func (o *serveOptions) startRotator(ctx context.Context, logger *slog.Logger) er
 	if o.service == "" || o.namespace == "" {
 		return badInput(errors.New("--cert-secret needs --service and --namespace: the certificate is for <service>.<namespace>.svc, the Secret in that namespace"))
 	}
-	restConfig, err := clientcmd.BuildConfigFromFlags("", o.kubeconfig)
+	rc, _, err := restConfig(o.kubeconfig, "")
 	if err != nil {
 		return badInput(fmt.Errorf("--cert-secret: reaching the cluster: %w", err))
 	}
-	client, err := kubernetes.NewForConfig(restConfig)
+	client, err := kubernetes.NewForConfig(rc)
 	if err != nil {
 		return badInput(fmt.Errorf("--cert-secret: %w", err))
 	}

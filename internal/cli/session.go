@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/admitkit/admit/builtin"
 	"github.com/admitkit/admit/clusterstate"
@@ -104,11 +103,11 @@ func (o *reviewOptions) readLive(ctx context.Context, objects []review.Input) ([
 	if o.kubeconfig == "" {
 		return nil, nil
 	}
-	restConfig, err := clientcmd.BuildConfigFromFlags("", o.kubeconfig)
+	rc, _, err := restConfig(o.kubeconfig, "")
 	if err != nil {
-		return nil, badInput(fmt.Errorf("--kubeconfig %s: %w", o.kubeconfig, err))
+		return nil, badInput(err)
 	}
-	cluster, err := clusterstate.Connect(restConfig)
+	cluster, err := clusterstate.Connect(rc)
 	if err != nil {
 		return nil, badInput(fmt.Errorf("--kubeconfig %s: %w", o.kubeconfig, err))
 	}
