@@ -20,9 +20,13 @@ func injectionAnnotations() []string {
 		"cert-manager.io/inject-ca-from",
 		"cert-manager.io/inject-ca-from-secret",
 		"cert-manager.io/inject-apiserver-ca",
-		"service.beta.openshift.io/inject-cabundle",
+		openShiftInjectionAnnotation,
 	}
 }
+
+// openShiftInjectionAnnotation asks OpenShift's service CA operator to fill in caBundle: only
+// OpenShift answers it, so a configuration carrying it is meant for OpenShift.
+const openShiftInjectionAnnotation = "service.beta.openshift.io/inject-cabundle"
 
 // bundleGroup is the webhooks of one configuration that share a caBundle: checks report a
 // bundle once, on its first webhook.

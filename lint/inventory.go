@@ -33,7 +33,12 @@ type inventory struct {
 	workloads  []*workload
 	// jobs are the Jobs and CronJobs: not servers, but what they run as can fill a caBundle.
 	jobs []*workload
-	pdbs []*policyv1.PodDisruptionBudget
+	// otherPods are the objects that run pods but are not read as servers: Pods, and objects of
+	// other kinds with a pod template (an Argo Rollout, an OpenKruise CloneSet, a ReplicaSet).
+	// Their controllers may label the pods beyond the template, so they only tell that a
+	// namespace holds pods lint cannot fully see.
+	otherPods []*workload
+	pdbs      []*policyv1.PodDisruptionBudget
 	// secrets holds the certificates of Secrets with a tls.crt.
 	secrets      map[namespacedName][]*x509.Certificate
 	certificates map[namespacedName]*certificateSpec
@@ -142,6 +147,9 @@ func (inv *inventory) add(u *unstructured.Unstructured) error {
 	if gvk.Group == certificateGroup && gvk.Kind == certificateKind {
 		return inv.addCertificate(u)
 	}
+	if runner := otherPodRunner(gvk, u); runner != nil {
+		inv.otherPods = append(inv.otherPods, runner)
+	}
 	if gvk.Group == autoscalingGroup && gvk.Kind == "HorizontalPodAutoscaler" {
 		return inv.addAutoscaler(u)
 	}
@@ -240,6 +248,26 @@ func (inv *inventory) addWorkload(gvk schema.GroupVersionKind, u *unstructured.U
 		inv.jobs = append(inv.jobs, newWorkload("CronJob", j.ObjectMeta, nil, j.Spec.JobTemplate.Spec.Template))
 	}
 	return nil
+}
+
+// otherPodRunner returns u as a runner of pods lint does not read as a server, or nil: a Pod
+// (its own labels), or an object of any other kind than the servers' with a pod template at
+// spec.template (the template's labels).
+func otherPodRunner(gvk schema.GroupVersionKind, u *unstructured.Unstructured) *workload {
+	runner := &workload{kind: gvk.Kind, namespace: u.GetNamespace(), name: u.GetName()}
+	switch {
+	case gvk == corev1.SchemeGroupVersion.WithKind("Pod"):
+		runner.templateLabels = labels.Set(u.GetLabels())
+		return runner
+	case gvk.GroupVersion() == appsv1.SchemeGroupVersion && (gvk.Kind == "Deployment" || gvk.Kind == "StatefulSet" || gvk.Kind == "DaemonSet"):
+		return nil
+	}
+	if containers, found, _ := unstructured.NestedSlice(u.Object, "spec", "template", "spec", "containers"); !found || len(containers) == 0 {
+		return nil
+	}
+	templateLabels, _, _ := unstructured.NestedStringMap(u.Object, "spec", "template", "metadata", "labels")
+	runner.templateLabels = labels.Set(templateLabels)
+	return runner
 }
 
 func newWorkload(kind string, meta metav1.ObjectMeta, replicas *int32, template corev1.PodTemplateSpec) *workload {
