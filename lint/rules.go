@@ -135,10 +135,10 @@ func tlsRules() []Rule {
 	return []Rule{
 		{ID: "E01", Name: "ca-bundle-not-certificates", Severity: Error,
 			Summary: "clientConfig.caBundle is not a PEM bundle of certificates only.",
-			Help:    "The apiserver trusts the certificates in caBundle. Anything else is a mistake: an unparseable bundle fails every call, and a PRIVATE KEY block publishes a secret to everyone who can read webhook configurations."},
+			Help:    "The apiserver trusts the certificates it loads from caBundle and skips anything else: a bundle it loads no certificate from fails every call, and a PRIVATE KEY block publishes a secret to everyone who can read webhook configurations; text around the certificates is only untidy (info)."},
 		{ID: "E02", Name: "certificate-expiry", Severity: Error,
 			Summary: "A CA or serving certificate has expired (error) or expires soon (warning).",
-			Help:    "When the CA in caBundle or the serving certificate expires, TLS handshakes fail and so does every call. Renew before expiry, and publish the new CA in caBundle before the server uses a certificate it signed."},
+			Help:    "When the CA in caBundle or the serving certificate expires, TLS handshakes fail and so does every call. Renew before expiry, and publish the new CA in caBundle before the server uses a certificate it signed; an old CA left beside the one that signs the serving certificate is only dead weight (info)."},
 		{ID: "E03", Name: "certificate-name-mismatch", Severity: Error,
 			Summary: "The serving certificate does not cover the name the apiserver connects to.",
 			Help:    "The apiserver verifies the server's certificate against <service>.<namespace>.svc for a service clientConfig, or against the URL's host. A certificate without that name in its subject alternative names fails every handshake; the common name is not consulted."},
