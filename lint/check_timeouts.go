@@ -18,7 +18,8 @@ const longTimeoutSeconds = 10
 // that is down or slow holds each request it intercepts that long: on the writes the control
 // plane makes continuously (pods and their bindings, status and deletion, nodes, leases,
 // endpoints, events) that stalls controllers, the scheduler and kubelets, and recovery with
-// them: a warning. Elsewhere it delays writes people and deploy tools make now and then
+// them: a warning, when the webhook intercepts those writes as the control plane makes them
+// (its writers, where they write). Elsewhere it delays writes people and deploy tools make now and then
 // (Ingresses, NetworkPolicies, PersistentVolumeClaims, Namespaces, workloads) or a project's
 // own custom resources: advice.
 func checkTimeout(a *analysis) []finding {
@@ -38,7 +39,7 @@ func checkTimeout(a *analysis) []finding {
 				hint: "set timeoutSeconds to the time the webhook needs at worst: 1-5 s for checks that stay in memory; a webhook that calls out (image registries, external services) needs more, but should then not sit on the paths every workload shares",
 			}
 			shared := a.sharedRequests(w)
-			hot := a.hotOf(shared)
+			ruled, hot := a.hotOf(shared), a.interceptedHot(w)
 			switch {
 			case len(shared) == 0:
 				f.message = what + ": it only intercepts custom resources, whose writes wait that long while the webhook is down or slow"
@@ -46,6 +47,10 @@ func checkTimeout(a *analysis) []finding {
 				// An objectSelector that needs a label keeps the webhook to the project's own
 				// objects: other workloads never wait for it.
 				f.message = fmt.Sprintf("%s: it intercepts %s, but only objects its objectSelector selects (%s), whose writes wait that long while the webhook is down or slow", what, describeRequests(shared), w.objectSelector)
+			case len(hot) == 0 && len(ruled) > 0:
+				// The rules reach the hot paths, but the writers or places the control plane
+				// writes them as are left out: its writes never wait for the webhook.
+				f.message = fmt.Sprintf("%s: its rules match %s, but its namespaceSelector and matchConditions leave out the control plane's own writes of them (its controllers, the scheduler and kubelets, in the namespaces they write in): the requests it does intercept wait that long while the webhook is down or slow", what, describeRequests(ruled))
 			case len(hot) == 0:
 				f.message = fmt.Sprintf("%s: it intercepts %s, which people and deploy tools write now and then, not the writes controllers, the scheduler and kubelets make continuously: those of its requests wait that long while the webhook is down or slow", what, describeRequests(shared))
 			default:
@@ -60,11 +65,27 @@ func checkTimeout(a *analysis) []finding {
 
 // hotOf keeps the requests on the control plane's hot and recovery paths.
 func (a *analysis) hotOf(reqs []request) []request {
-	hot := a.hotRequests()
+	hot := map[hotKey]bool{}
+	for _, wr := range a.hotWrites() {
+		hot[hotKeyOf(wr.request)] = true
+	}
 	var out []request
 	for _, r := range reqs {
 		if hot[hotKeyOf(r)] {
 			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// interceptedHot lists the requests of the control plane's continuous writes that the webhook
+// intercepts, as the apiserver decides for each: selectors, rules and matchConditions, for the
+// writer that makes it where it makes it.
+func (a *analysis) interceptedHot(w *webhook) []request {
+	var out []request
+	for _, wr := range a.hotWrites() {
+		if !slices.Contains(out, wr.request) && a.intercepts(w, wr) {
+			out = append(out, wr.request)
 		}
 	}
 	return out
