@@ -80,7 +80,7 @@ func availabilityRules() []Rule {
 			Help:    "Without a PodDisruptionBudget a node drain may evict every replica at once, and the intercepted writes fail until the pods are back. Add a PodDisruptionBudget with maxUnavailable: 1 (or minAvailable: 1)."},
 		{ID: "B09", Name: "missing-service", Severity: Error,
 			Summary: "A webhook's clientConfig.service names a Service, port or backend that is not in the input (error when fail-closed, warning otherwise).",
-			Help:    "The apiserver calls the Service named in clientConfig.service on the port given there. A Service that does not exist, does not expose that port or selects no pods makes every call fail. Checked only when the input has Services (a full manifest set, or a cluster)."},
+			Help:    "The apiserver calls the Service named in clientConfig.service on the port given there. A Service that does not exist, does not expose that port, selects no pods or is headless (kube-apiserver calls a Service's cluster IP) makes every call fail. Checked only when the input has Services (a full manifest set, or a cluster)."},
 		{ID: "B10", Name: "fail-closed-workloads", Severity: Warning,
 			Summary: "A fail-closed webhook intercepts Deployments, StatefulSets or DaemonSets in kube-system or in its own namespace.",
 			Help:    "Controllers bring pods back without writing these objects, but people and add-on managers write them to install, upgrade and repair: while the webhook is down, no add-on in kube-system can be upgraded and the fix to the webhook's own Deployment cannot be rolled out, so the way out of an outage is deleting the configuration. Exclude kube-system and the webhook's namespace with the namespaceSelector (kubebuilder scaffolds such webhooks without one)."},
