@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -64,13 +65,66 @@ func checkOwnNamespace(a *analysis) []finding {
 			if len(writes) == 0 {
 				continue
 			}
-			out = append(out, finding{
+			f := finding{
 				config: c, webhook: w, field: w.path().Child("namespaceSelector").String(),
 				message: fmt.Sprintf("fails closed and intercepts %s in %q, the namespace of its own Service %q (%s): when every replica is down, none can be recreated",
 					describeRequests(writes), b.namespace, b.service, b.describePods()),
 				hint: fmt.Sprintf("exclude the server's namespace: %s, or label it %s=%d and exclude runlevels up to %d",
 					excludeNamespaceHint(b.namespace), RunlevelLabel, defaultWebhookRunlevel, defaultWebhookRunlevel),
-			})
+			}
+			if assumed := a.assumedServerLabels(w); assumed != "" {
+				// The selector exempts by labels the input does not show, taken as absent: the
+				// deadlock is lint's assumption, not what the input says.
+				f.severity = Info
+				f.message += "; but " + assumed + ", taken as absent: if they are there, the selector exempts the server"
+				f.hint = "give lint the server's Service and workload and its Namespace, so that it can check the exemption; or " + f.hint
+			}
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// assumedServerLabels says which labels B02's verdict on w took as absent though a selector
+// reads them: the server's pods', unless the input has the workload behind its Service (a
+// Service alone tells the labels its selector names), and its namespace's, unless the input has
+// the Namespace (every namespace carries its kubernetes.io/metadata.name). It is "" when the
+// selectors read only labels the input shows.
+func (a *analysis) assumedServerLabels(w *webhook) string {
+	b := w.backend
+	var assumed []string
+	if len(b.workloads) == 0 {
+		var known labels.Set
+		if b.svc != nil {
+			known = labels.Set(b.svc.Spec.Selector)
+		}
+		if keys := unknownKeys(w.objectSelector, func(key string) bool { return known.Has(key) }); len(keys) > 0 {
+			assumed = append(assumed, fmt.Sprintf("the objectSelector reads %s of the server's pods, which the input does not show", describeKeys(keys)))
+		}
+	}
+	if _, ok := a.inv.namespaces[b.namespace]; !ok {
+		if keys := unknownKeys(w.namespaceSelector, func(key string) bool { return key == corev1.LabelMetadataName }); len(keys) > 0 {
+			assumed = append(assumed, fmt.Sprintf("the namespaceSelector reads %s of %q, whose Namespace the input lacks", describeKeys(keys), b.namespace))
+		}
+	}
+	return strings.Join(assumed, ", and ")
+}
+
+// describeKeys renders label keys for messages: "the label app", "the labels app, tier".
+func describeKeys(keys []string) string {
+	if len(keys) == 1 {
+		return "the label " + keys[0]
+	}
+	return "the labels " + strings.Join(keys, ", ")
+}
+
+// unknownKeys lists the keys the selector's requirements read that known does not cover.
+func unknownKeys(selector labels.Selector, known func(key string) bool) []string {
+	requirements, _ := selector.Requirements()
+	var out []string
+	for _, r := range requirements {
+		if !known(r.Key()) && !slices.Contains(out, r.Key()) {
+			out = append(out, r.Key())
 		}
 	}
 	return out

@@ -69,12 +69,14 @@ func (a *analysis) dependencyGraph() [][]dependency {
 }
 
 // firstInterception finds a fail-closed webhook of interceptor that intercepts the restart of
-// one of target's servers outside interceptor's own namespaces.
+// one of target's servers outside interceptor's own namespaces. Only the servers of target's
+// fail-closed webhooks count: while a server whose webhooks fail open is down, they let every
+// request through, so nothing waits on its restart and no cycle runs through it.
 func (a *analysis) firstInterception(interceptor, target *configuration, ownNamespaces map[string]bool) (dependency, bool) {
 	seen := map[namespacedName]bool{}
 	for _, tw := range target.webhooks {
 		b := tw.backend
-		if b == nil || seen[b.key()] || ownNamespaces[b.namespace] {
+		if b == nil || !tw.failClosed() || seen[b.key()] || ownNamespaces[b.namespace] {
 			continue
 		}
 		seen[b.key()] = true

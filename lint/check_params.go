@@ -79,6 +79,15 @@ func unknownParamKind(a *analysis, p *admissionPolicy, gvk schema.GroupVersionKi
 	}
 	what := "which is neither built in nor defined by a CustomResourceDefinition in the input"
 	hint := "ship the CustomResourceDefinition of " + gvk.Kind + " with the policy, or correct spec.paramKind"
+	if !a.servesGroup(gvk.Group) {
+		// Nothing in Kubernetes or the input serves the group: its definition may be
+		// installed apart (an operator's CRDs, applied before its policies), as C05 assumes
+		// of rules.
+		return finding{config: p.config, field: "spec.paramKind", severity: Info,
+			message: fmt.Sprintf("names %s, of %s, which neither Kubernetes nor the input's CustomResourceDefinitions serve: assumed served by a definition installed apart; if it is not, the apiserver cannot configure the policy (\"failed to find resource referenced by paramKind\"), and %s",
+				describeKind(gvk), groupName(gvk.Group), consequence),
+			hint: "lint the CustomResourceDefinition of " + gvk.Kind + " with the policy to have spec.paramKind checked"}
+	}
 	if versions := servedVersions(a.mapper, gvk.GroupKind()); len(versions) > 0 {
 		what = fmt.Sprintf("a version in which %s is not served (it is in %s)", gvk.Kind, strings.Join(versions, ", "))
 		hint = "set spec.paramKind.apiVersion to a served version: " + schema.GroupVersion{Group: gvk.Group, Version: versions[0]}.String()
@@ -87,6 +96,12 @@ func unknownParamKind(a *analysis, p *admissionPolicy, gvk schema.GroupVersionKi
 		message: fmt.Sprintf("names %s, %s: the apiserver cannot configure the policy (\"failed to find resource referenced by paramKind\"), and %s",
 			describeKind(gvk), what, consequence),
 		hint: hint}
+}
+
+// servesGroup says whether Kubernetes or a CustomResourceDefinition of the input serves
+// resources of the group: only then can the input tell what the group serves.
+func (a *analysis) servesGroup(group string) bool {
+	return slices.ContainsFunc(a.mapper.Resources(), func(r resources.Resource) bool { return r.GVR.Group == group })
 }
 
 // checkParamRefMismatch (F08): a binding without paramRef for a policy whose expressions read

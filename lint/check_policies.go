@@ -1,12 +1,16 @@
 package lint
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/admitkit/admit/resources"
 )
 
 // checkPolicyKubeSystem (F03): fail-closed policies whose denying bindings reach the writes the
@@ -38,55 +42,177 @@ func checkPolicyKubeSystem(a *analysis) []finding {
 }
 
 // policyIntercepts lists the restart writes in namespace that a policy applies to through a
-// binding: those its matchConstraints and the binding's matchResources both match.
+// binding, in the apiserver's order: its matchConstraints and the binding's matchResources both
+// match the write (selectors and resource rules, less their excludeResourceRules), then, for a
+// policy without parameters, its matchConditions. A policy with parameters has the binding look
+// them up before the conditions run, and a failed lookup denies under failurePolicy Fail
+// whatever the conditions would say: they are not applied.
 func (a *analysis) policyIntercepts(p *admissionPolicy, b *policyBinding, namespace string) []request {
-	writes := a.interceptedRestartWrites(p.constraints, namespace, labels.Set{}, "")
-	if b.resources == nil {
-		return writes
+	constraints := p.constraints
+	if p.paramKind == nil && p.conditions != nil {
+		conditioned := *p.constraints
+		conditioned.conditions = p.conditions
+		constraints = &conditioned
 	}
-	narrowed := map[request]bool{}
-	for _, w := range a.interceptedRestartWrites(b.resources, namespace, labels.Set{}, "") {
-		narrowed[w] = true
+	writes := a.interceptedWrites(constraints, restartWrites, namespace, labels.Set{}, "")
+	type writer struct {
+		request
+		user string
 	}
-	var out []request
+	narrowed := map[writer]bool{}
+	if b.resources != nil {
+		for _, w := range a.interceptedWrites(b.resources, restartWrites, namespace, labels.Set{}, "") {
+			narrowed[writer{w.request, w.user.Username}] = true
+		}
+	}
+	var out []controlPlaneWrite
 	for _, w := range writes {
-		if narrowed[w] {
+		if (b.resources == nil || narrowed[writer{w.request, w.user.Username}]) && a.bindingMatches(p, b, w.request) {
 			out = append(out, w)
 		}
 	}
-	return out
+	return requestsOf(out)
 }
 
-// checkPolicyOnOwnParams (F04): fail-closed policies matching writes of their own parameters.
+// checkPolicyOnOwnParams (F04): fail-closed policies that apply, through a binding that can
+// deny, to writes of their own parameters. The parameters are the objects of the input a
+// binding's paramRef selects; a write to one reaches the binding when the policy's
+// matchConstraints and the binding's matchResources match it (its namespace's labels, its own,
+// the resource rules less their exclusions). Without such objects in the input, an assumed one
+// is unlabelled, in the paramRef's namespace; a verdict that rests on labels the input does not
+// show is info.
 func checkPolicyOnOwnParams(a *analysis) []finding {
 	var out []finding
 	for _, p := range a.policies {
 		if p.paramKind == nil || !p.constraints.failClosed() {
 			continue
 		}
-		gv, err := schema.ParseGroupVersion(p.paramKind.APIVersion)
-		if err != nil {
+		gvk, ok := paramGVK(p.paramKind)
+		if !ok {
 			continue
 		}
-		res, err := a.mapper.ResourceFor(gv.WithKind(p.paramKind.Kind))
+		res, err := a.mapper.ResourceFor(gvk)
 		if err != nil {
 			continue // F02
 		}
-		for _, op := range []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update} {
-			req := request{gvr: res.GVR, operation: op, namespaced: res.Namespaced}
-			if !p.constraints.matchesRules(a.mapper, req) {
-				continue
-			}
-			out = append(out, finding{
-				config: p.config, field: "spec.matchConstraints",
-				message: fmt.Sprintf("fails closed and applies to %s, the kind of its own parameters (%s): a change to its parameters goes through the policy, so a mistake in them can deny the change that fixes it",
-					req, p.paramKind.Kind),
-				hint: "exclude the parameters from spec.matchConstraints: by namespace (namespaceSelector), by label (objectSelector) or with excludeResourceRules",
-			})
-			break
+		if f, ok := a.ownParamsFinding(p, res); ok {
+			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// ownParamsFinding looks through p's denying bindings for one that applies to writes of its
+// parameters, preferring a verdict the input shows to an assumed one.
+func (a *analysis) ownParamsFinding(p *admissionPolicy, res resources.Resource) (finding, bool) {
+	var assumed *finding
+	for _, b := range p.bindings {
+		if b.paramRef == nil || !b.denies(p.mutating) {
+			continue // without paramRef nothing is read; a binding that only warns cannot deny
+		}
+		for _, op := range ops(admissionregistrationv1.Create, admissionregistrationv1.Update) {
+			req := request{gvr: res.GVR, operation: op, namespaced: res.Namespaced}
+			if !a.bindingMatches(p, b, req) {
+				continue
+			}
+			target, unknown, ok := a.paramsReached(p, b, res, req)
+			if !ok {
+				continue
+			}
+			f := finding{
+				config: p.config, field: "spec.matchConstraints",
+				message: fmt.Sprintf("fails closed and, through binding %q, applies to %s of %s, its own parameters: a change to them goes through the policy, so a mistake in them can deny the change that fixes it",
+					b.config.name, req, target),
+				hint: "exclude the parameters from spec.matchConstraints (or the binding's matchResources): by namespace (namespaceSelector), by label (objectSelector) or with excludeResourceRules",
+			}
+			if unknown == "" {
+				return f, true
+			}
+			if assumed == nil {
+				f.severity = Info
+				f.message += "; but " + unknown + ", taken as absent: if they are there, the selector may exempt them"
+				assumed = &f
+			}
+		}
+	}
+	if assumed != nil {
+		return *assumed, true
+	}
+	return finding{}, false
+}
+
+// paramsReached says which of the parameters b's paramRef selects a write req reaches, as
+// far as the input shows them: target describes it, and unknown names the labels the verdict
+// took as absent ("" when the input shows every label a selector reads).
+func (a *analysis) paramsReached(p *admissionPolicy, b *policyBinding, res resources.Resource, req request) (target, unknown string, ok bool) {
+	reaches := func(wr write) bool {
+		return a.intercepts(p.constraints, wr) && (b.resources == nil || a.intercepts(b.resources, wr))
+	}
+	selectors := []*webhook{p.constraints}
+	if b.resources != nil {
+		selectors = append(selectors, b.resources)
+	}
+	selected := selectParams(a.paramCandidates(res.Kind.GroupKind(), res, b.paramRef), b.paramRef)
+	for _, o := range selected {
+		wr := write{request: req, objectLabels: o.labels, user: administrator()}
+		if res.Namespaced {
+			// An object given without a namespace is where paramRef looks for it, if it says.
+			wr.namespace = cmp.Or(o.namespace, b.paramRef.Namespace)
+			wr.nsLabels, _ = a.inv.namespaceLabels(wr.namespace)
+		}
+		if !reaches(wr) || excludesByName(p.excludedNames, req, o.name) || excludesByName(b.excludedNames, req, o.name) {
+			continue
+		}
+		target = fmt.Sprintf("%s %s", p.paramKind.Kind, namespacedName{wr.namespace, o.name})
+		if res.Namespaced && wr.namespace == "" {
+			return target, a.unknownNamespaceLabels(selectors, ""), true
+		}
+		return target, "", true
+	}
+	if len(selected) > 0 {
+		return "", "", false // the input holds the parameters, and the write reaches none
+	}
+	// The input does not hold the parameters: an unlabelled object where paramRef looks.
+	wr := write{request: req, objectLabels: labels.Set{}, user: administrator()}
+	if res.Namespaced && b.paramRef.Namespace != "" {
+		wr.namespace = b.paramRef.Namespace
+		wr.nsLabels, _ = a.inv.namespaceLabels(wr.namespace)
+	}
+	if !reaches(wr) {
+		return "", "", false
+	}
+	var missing []string
+	for _, s := range selectors {
+		if keys := unknownKeys(s.objectSelector, func(string) bool { return false }); len(keys) > 0 {
+			missing = append(missing, fmt.Sprintf("the objectSelector reads %s of the parameters, which the input does not hold", describeKeys(keys)))
+			break
+		}
+	}
+	if ns := a.unknownNamespaceLabels(selectors, wr.namespace); ns != "" {
+		missing = append(missing, ns)
+	}
+	return describeParamRef(b.paramRef, res.Namespaced), strings.Join(missing, ", and "), true
+}
+
+// unknownNamespaceLabels names the labels the selectors' namespaceSelectors read of a namespace
+// the input does not show ("" for namespace when it is not known), or "" when there are none.
+func (a *analysis) unknownNamespaceLabels(selectors []*webhook, namespace string) string {
+	known := func(string) bool { return false }
+	if namespace != "" {
+		if _, ok := a.inv.namespaces[namespace]; ok {
+			return ""
+		}
+		known = func(key string) bool { return key == corev1.LabelMetadataName }
+	}
+	for _, s := range selectors {
+		if keys := unknownKeys(s.namespaceSelector, known); len(keys) > 0 {
+			if namespace == "" {
+				return fmt.Sprintf("the namespaceSelector reads %s of the parameters' namespace, which the input does not say", describeKeys(keys))
+			}
+			return fmt.Sprintf("the namespaceSelector reads %s of %q, whose Namespace the input lacks", describeKeys(keys), namespace)
+		}
+	}
+	return ""
 }
 
 // checkPolicyTypes (F05): expressions that do not type-check, from the PolicyChecker.

@@ -109,12 +109,15 @@ func checkService(a *analysis) []finding {
 				continue
 			}
 			seen[key] = true
-			message, hint := a.serviceProblem(b)
+			message, hint, assumed := a.serviceProblem(c, b)
 			if message == "" {
 				continue
 			}
 			severity := Warning
-			if w.failClosed() {
+			switch {
+			case assumed:
+				severity = Info
+			case w.failClosed():
 				severity = Error
 			}
 			out = append(out, finding{
@@ -126,13 +129,29 @@ func checkService(a *analysis) []finding {
 	return out
 }
 
-func (a *analysis) serviceProblem(b *backend) (message, hint string) {
+// serviceProblem says why the Service b names leads nowhere, or "". assumed is true when that
+// rests on what the input cannot show: pods run by kinds lint does not read, or an apiserver
+// that routes to endpoints.
+func (a *analysis) serviceProblem(c *configuration, b *backend) (message, hint string, assumed bool) {
 	if b.svc == nil {
 		return fmt.Sprintf("calls Service %q, which the input does not define: every call fails", b.key().String()),
-			"add the Service to the input, or correct clientConfig.service's name and namespace"
+			"add the Service to the input, or correct clientConfig.service's name and namespace", false
 	}
 	if b.svc.Spec.Type == corev1.ServiceTypeExternalName {
-		return "", ""
+		return "", "", false
+	}
+	if b.svc.Spec.ClusterIP == corev1.ClusterIPNone {
+		// kube-apiserver's default service resolver sends webhook calls to the Service's
+		// cluster IP and refuses a Service without one; only --enable-aggregator-routing, which
+		// picks an endpoint instead, reaches the pods of a headless Service.
+		message = fmt.Sprintf(`calls Service %q, which is headless (clusterIP: None): kube-apiserver calls a webhook at its Service's cluster IP and refuses this one ("cannot route to service with ClusterIP \"None\""), so every call fails unless it runs with --enable-aggregator-routing`, b.key().String())
+		hint = "give the webhook a Service with a cluster IP (a second Service beside the headless one, selecting the same pods)"
+		if _, openShift := c.annotations[openShiftInjectionAnnotation]; openShift {
+			// OpenShift's kube-apiserver runs with that flag, and only OpenShift answers the
+			// annotation.
+			return message + "; the configuration's " + openShiftInjectionAnnotation + " annotation makes it OpenShift's, whose kube-apiserver runs with it: there, and only there, the calls reach the pods", hint, true
+		}
+		return message, hint, false
 	}
 	var ports []string
 	found := false
@@ -142,14 +161,33 @@ func (a *analysis) serviceProblem(b *backend) (message, hint string) {
 	}
 	if !found {
 		return fmt.Sprintf("calls port %d of Service %q, which exposes %s: every call fails", b.port, b.key().String(), describePorts(ports)),
-			"set clientConfig.service.port to the Service's port (not the container's targetPort)"
+			"set clientConfig.service.port to the Service's port (not the container's targetPort)", false
 	}
-	if len(b.svc.Spec.Selector) > 0 && len(b.workloads) == 0 && a.inv.workloadsIn(b.namespace) {
-		return fmt.Sprintf("calls Service %q, whose selector %s matches the pods of no workload in the input's namespace %q: the Service has no endpoints and every call fails",
-				b.key().String(), describeLabels(labels.Set(b.svc.Spec.Selector)), b.namespace),
-			"make the Service's selector match the labels of the server's pod template"
+	if len(b.svc.Spec.Selector) == 0 || len(b.workloads) > 0 || !a.inv.workloadsIn(b.namespace) {
+		return "", "", false
 	}
-	return "", ""
+	message = fmt.Sprintf("calls Service %q, whose selector %s matches the pods of no workload in the input's namespace %q: the Service has no endpoints and every call fails",
+		b.key().String(), describeLabels(labels.Set(b.svc.Spec.Selector)), b.namespace)
+	hint = "make the Service's selector match the labels of the server's pod template"
+	selector := labels.SelectorFromSet(b.svc.Spec.Selector)
+	var others []string
+	for _, runner := range a.inv.otherPods {
+		if !inNamespace(runner.namespace, b.namespace) {
+			continue
+		}
+		if selector.Matches(runner.templateLabels) {
+			return "", "", false // the server runs as a kind lint does not read
+		}
+		others = append(others, runner.String())
+	}
+	if len(others) > 0 {
+		// Their controllers may label the pods beyond the template: lint cannot tell whether
+		// one of them runs the server.
+		return fmt.Sprintf("calls Service %q, whose selector %s matches the pods of no Deployment, StatefulSet or DaemonSet in %q; the namespace also holds %s, whose controller may label the pods beyond the template: lint cannot tell whether the server is there",
+				b.key().String(), describeLabels(labels.Set(b.svc.Spec.Selector)), b.namespace, strings.Join(others, ", ")),
+			"check that the server's pods carry the Service's selector, or " + hint, true
+	}
+	return message, hint, false
 }
 
 // describePorts renders a Service's ports: "no ports", "port 443", "ports 80, 443".

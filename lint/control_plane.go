@@ -42,6 +42,10 @@ func kubeletUser() authenticationv1.UserInfo {
 	return authenticationv1.UserInfo{Username: "system:node:node-1", Groups: []string{"system:nodes", "system:authenticated"}}
 }
 
+func schedulerUser() authenticationv1.UserInfo {
+	return authenticationv1.UserInfo{Username: "system:kube-scheduler", Groups: []string{"system:authenticated"}}
+}
+
 // writeSpec is one line of the model, before it is resolved against the served resources.
 type writeSpec struct {
 	group, resource, subresource       string
@@ -57,7 +61,7 @@ type writeSpec struct {
 func controlPlaneWriteSpecs() []writeSpec {
 	kubelet := kubeletUser()
 	controlPlane := authenticationv1.UserInfo{Username: "system:kube-controller-manager", Groups: []string{"system:authenticated"}}
-	scheduler := authenticationv1.UserInfo{Username: "system:kube-scheduler", Groups: []string{"system:authenticated"}}
+	scheduler := schedulerUser()
 	create, update, del := admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete
 	return []writeSpec{
 		// Bringing pods back and routing traffic to them.
@@ -227,27 +231,59 @@ func hotKeyOf(r request) hotKey {
 	return hotKey{r.gvr.Group, r.gvr.Resource, r.subresource, r.operation}
 }
 
-// hotRequests are the requests the control plane makes continuously (the model's), every
-// write of Events and the legacy bindings: the paths where a webhook's timeout delays
-// controllers, the scheduler and kubelets rather than people and deploy tools (D01).
-func (a *analysis) hotRequests() map[hotKey]bool {
+// hotWrites are the writes the control plane makes continuously, the paths where a webhook's
+// timeout delays controllers, the scheduler and kubelets rather than people and deploy tools
+// (D01): the model's, every write of Events, and the legacy bindings. ConfigMaps are in the
+// model for the components that keep locks and CA bundles in them, but people and deploy tools
+// make most of their writes, so they are left out. Each write carries its writer (which
+// matchConditions may test) and no labels but a Node's, so that an objectSelector requiring
+// one keeps it away. Most are made in every namespace, where some namespace passes any
+// namespaceSelector: they are left without one. The control plane's Leases are in
+// kube-node-lease (node heartbeats) and kube-system (leader election), and are placed there.
+func (a *analysis) hotWrites() []write {
 	if a.hot != nil {
 		return a.hot
 	}
-	create, update := admissionregistrationv1.Create, admissionregistrationv1.Update
-	hot := map[hotKey]bool{
-		{resource: "events", operation: create}: true, {resource: "events", operation: update}: true,
-		{group: "events.k8s.io", resource: "events", operation: create}: true, {group: "events.k8s.io", resource: "events", operation: update}: true,
-		{resource: "bindings", operation: create}: true,
-	}
-	for _, w := range a.controlPlaneWrites {
-		// ConfigMaps are in the model for the components that keep locks and CA bundles in
-		// them, but people and deploy tools make most of their writes.
-		if w.gvr.Group == "" && w.gvr.Resource == "configmaps" {
+	var out []write
+	for _, cw := range a.controlPlaneWrites {
+		if cw.gvr.Group == "" && cw.gvr.Resource == "configmaps" {
 			continue
 		}
-		hot[hotKeyOf(w.request)] = true
+		wr := write{request: cw.request, objectLabels: labels.Set{}, user: cw.user}
+		if cw.carriesNodeLabels {
+			wr.objectLabels = nodeLabels()
+		}
+		if cw.gvr.GroupResource() != (schema.GroupResource{Group: "coordination.k8s.io", Resource: "leases"}) {
+			out = append(out, wr)
+			continue
+		}
+		for _, place := range []struct {
+			namespace string
+			user      authenticationv1.UserInfo
+		}{{kubeSystem, cw.user}, {kubeNodeLease, kubeletUser()}} {
+			placed := wr
+			placed.namespace, placed.user = place.namespace, place.user
+			placed.nsLabels, _ = a.inv.namespaceLabels(place.namespace)
+			out = append(out, placed)
+		}
 	}
-	a.hot = hot
-	return hot
+	create, update := admissionregistrationv1.Create, admissionregistrationv1.Update
+	for _, gr := range []schema.GroupResource{{Resource: "events"}, {Group: "events.k8s.io", Resource: "events"}, {Resource: "bindings"}} {
+		res, ok := preferredResource(a.mapper, gr)
+		if !ok {
+			continue
+		}
+		writers := []authenticationv1.UserInfo{kubeletUser(), controllerUser("replicaset-controller"), schedulerUser()}
+		operations := ops(create, update)
+		if gr.Resource == "bindings" {
+			writers, operations = []authenticationv1.UserInfo{schedulerUser()}, ops(create)
+		}
+		for _, op := range operations {
+			for _, user := range writers {
+				out = append(out, write{request: request{gvr: res.GVR, operation: op, namespaced: res.Namespaced}, objectLabels: labels.Set{}, user: user})
+			}
+		}
+	}
+	a.hot = out
+	return out
 }

@@ -61,7 +61,9 @@
 //	text.go           WriteText: the findings for people, by configuration, with a summary
 //	model.go          configurations and webhooks as the checks see them, the Service called
 //	inventory.go      the objects around the configurations, indexed: namespaces, Services,
-//	                  workloads, budgets, TLS Secrets, Certificates, autoscalers
+//	                  workloads and other pod runners, budgets, autoscalers
+//	inventory_certs.go  the TLS material among them: Secrets' certificates, cert-manager
+//	                  Certificates and CA issuers
 //	policies.go       PolicyChecker, TypeWarning: admission policies and bindings as checks see them
 //	policy_params.go  how a policy's expressions use params
 //
@@ -69,9 +71,12 @@
 //
 //	scope.go          requests, and whether the apiserver calls a webhook for a write
 //	control_plane.go  the control plane's writes: who makes them, what stops while they are refused
+//	satisfiable.go    whether selectors can all match one namespace and one object
 //	roles.go          the ClusterRoles a cluster holds once the input is applied, aggregated
 //	builtin_roles.go  the built-in ClusterRoles (cluster-admin, admin, edit, view) and their rules
 //	fillers.go        who fills in a caBundle at runtime, and which bound built-in roles may not
+//	serving.go        which certificates a webhook's server presents, and which the configuration
+//	                  trusts
 //
 // The checks, by rule:
 //
@@ -85,8 +90,10 @@
 //	check_scope.go            C01 to C04: wildcards, no conditions, matchPolicy Exact, mirror pods
 //	check_unserved.go         C05: rules naming a resource nothing in Kubernetes or the input serves
 //	check_conditions.go       C06: match conditions that do not type-check against the rules' kinds
-//	check_timeouts.go         D01, D02: long timeouts, timeouts adding up past the deadline
-//	check_tls.go              E01 to E05: CA bundles and serving certificates
+//	check_timeouts.go         D01, D02: long timeouts, timeouts adding up past the deadline for
+//	                          webhooks one request can reach together
+//	check_tls.go              E01, E05: what a caBundle holds, and who fills in an empty one
+//	check_certs.go            E02 to E04: expiry, names and SHA-1 signatures of certificates
 //	check_policy_bindings.go  F01, F07: bindings without policies, policies without bindings
 //	check_params.go           F02, F08, F09: parameters missing, paramRef mismatched or out of scope
 //	check_policies.go         F03 to F06: kube-system, own parameters, types, warn-only bindings

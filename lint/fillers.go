@@ -10,32 +10,52 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 )
 
+// filler is a program that may fill in a configuration's caBundle at runtime, as the input's
+// RBAC tells.
+type filler struct {
+	what string
+	// sure is true for a workload of the input that can be this configuration's filler: it runs
+	// in the namespace of the configuration's server (its own rotator or certgen Job), or its
+	// role names the configuration by resourceNames. A role that may update every
+	// configuration of the kind belongs, elsewhere, to another project's controller (a policy
+	// engine, an operator), which fills in its own; an unbound role or a ServiceAccount no
+	// workload of the input runs as fills in nothing the input shows.
+	sure bool
+}
+
 // caBundleFillers says who, as far as the input tells, fills in a configuration's caBundle at
 // runtime: a certificate rotator in the webhook's own server, a certgen Job, a controller of
 // another project. Such a program needs to update the configuration, so the input's RBAC
 // tells: a ClusterRole that may update or patch it (by name or all of its kind), and the
 // workloads that run as a ServiceAccount bound to that role. The built-in roles count when the
 // input binds them (a controller bound to cluster-admin needs no role of its own); an input's
-// role counts even unbound, as its binding may be applied apart.
-func (a *analysis) caBundleFillers(c *configuration) []string {
+// role counts even unbound, as its binding may be applied apart, but not surely. namespaces are
+// those of the configuration's servers.
+func (a *analysis) caBundleFillers(c *configuration, namespaces []string) []filler {
 	resource := configurationResource(c.kind)
 	if resource == "" {
 		return nil
 	}
-	var out []string
+	var out []filler
 	for _, name := range slices.Sorted(maps.Keys(a.roles)) {
-		if !slices.ContainsFunc(a.roleRules(name), func(r rbacv1.PolicyRule) bool { return mayUpdate(r, resource, c.name) }) {
+		rules := slices.DeleteFunc(slices.Clone(a.roleRules(name)), func(r rbacv1.PolicyRule) bool { return !mayUpdate(r, resource, c.name) })
+		if len(rules) == 0 {
 			continue
 		}
-		users := a.roleUsers(name)
-		if len(users) == 0 {
+		named := slices.ContainsFunc(rules, func(r rbacv1.PolicyRule) bool { return slices.Contains(r.ResourceNames, c.name) })
+		workloads, accounts := a.roleUsers(name)
+		if len(workloads) == 0 && len(accounts) == 0 {
 			if _, inInput := a.inv.clusterRoles[name]; inInput {
-				out = append(out, fmt.Sprintf("ClusterRole %q (bound to no ServiceAccount of the input)", name))
+				out = append(out, filler{what: fmt.Sprintf("ClusterRole %q (bound to no ServiceAccount of the input)", name)})
 			}
 			continue
 		}
-		for _, u := range users {
-			out = append(out, fmt.Sprintf("%s (ClusterRole %q)", u, name))
+		for _, w := range workloads {
+			local := slices.ContainsFunc(namespaces, func(ns string) bool { return inNamespace(w.namespace, ns) })
+			out = append(out, filler{what: fmt.Sprintf("%s (ClusterRole %q)", w, name), sure: named || local})
+		}
+		for _, sa := range accounts {
+			out = append(out, filler{what: fmt.Sprintf("%s (ClusterRole %q), which no workload of the input runs as", sa, name)})
 		}
 	}
 	return out
@@ -94,11 +114,10 @@ func mayUpdate(r rbacv1.PolicyRule, resource, name string) bool {
 		anyOf(r.Verbs, "update", "patch") && (len(r.ResourceNames) == 0 || slices.Contains(r.ResourceNames, name))
 }
 
-// roleUsers names what runs with a ClusterRole: the workloads and Jobs whose ServiceAccount a
+// roleUsers says what runs with a ClusterRole: the workloads and Jobs whose ServiceAccount a
 // ClusterRoleBinding binds to it (by name, or through the groups of all ServiceAccounts or of a
-// namespace's), else the ServiceAccounts themselves.
-func (a *analysis) roleUsers(role string) []string {
-	var out []string
+// namespace's), and the ServiceAccounts it binds that none of them runs as.
+func (a *analysis) roleUsers(role string) (workloads []*workload, accounts []string) {
 	for _, b := range a.inv.clusterRoleBindings {
 		if b.RoleRef.Kind != "ClusterRole" || b.RoleRef.Name != role {
 			continue
@@ -111,17 +130,20 @@ func (a *analysis) roleUsers(role string) []string {
 			found := false
 			for _, w := range slices.Concat(a.inv.workloads, a.inv.jobs) {
 				if runsAs(w) {
-					out = append(out, w.String())
 					found = true
+					if !slices.Contains(workloads, w) {
+						workloads = append(workloads, w)
+					}
 				}
 			}
 			if !found && s.Kind == rbacv1.ServiceAccountKind {
-				out = append(out, "ServiceAccount "+namespacedName{s.Namespace, s.Name}.String())
+				accounts = append(accounts, "ServiceAccount "+namespacedName{s.Namespace, s.Name}.String())
 			}
 		}
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	slices.SortFunc(workloads, func(x, y *workload) int { return strings.Compare(x.String(), y.String()) })
+	slices.Sort(accounts)
+	return workloads, slices.Compact(accounts)
 }
 
 // serviceAccountSubject reads a binding's subject as a test of the workloads it covers: a

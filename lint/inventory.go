@@ -3,7 +3,6 @@ package lint
 import (
 	"cmp"
 	"crypto/x509"
-	"encoding/base64"
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -18,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/admitkit/admit/certs"
 	"github.com/admitkit/admit/config"
 )
 
@@ -33,10 +31,16 @@ type inventory struct {
 	workloads  []*workload
 	// jobs are the Jobs and CronJobs: not servers, but what they run as can fill a caBundle.
 	jobs []*workload
-	pdbs []*policyv1.PodDisruptionBudget
+	// otherPods are the objects that run pods but are not read as servers: Pods, and objects of
+	// other kinds with a pod template (an Argo Rollout, an OpenKruise CloneSet, a ReplicaSet).
+	// Their controllers may label the pods beyond the template, so they only tell that a
+	// namespace holds pods lint cannot fully see.
+	otherPods []*workload
+	pdbs      []*policyv1.PodDisruptionBudget
 	// secrets holds the certificates of Secrets with a tls.crt.
 	secrets      map[namespacedName][]*x509.Certificate
 	certificates map[namespacedName]*certificateSpec
+	caIssuers    []caIssuer
 	crds         []*apiextensionsv1.CustomResourceDefinition
 	// clusterRoles and clusterRoleBindings say who may change webhook configurations (who
 	// fills their caBundle); hpas raise the replicas a workload runs.
@@ -98,21 +102,6 @@ func (w *workload) String() string {
 	return w.kind + " " + namespacedName{w.namespace, w.name}.String()
 }
 
-// certificateSpec is the part of a cert-manager Certificate that says which names the issued
-// certificate will carry.
-type certificateSpec struct {
-	name        namespacedName
-	dnsNames    []string
-	ipAddresses []string
-	secretName  string
-}
-
-// certificateGroup and certificateKind name cert-manager's Certificate, read in any version.
-const (
-	certificateGroup = "cert-manager.io"
-	certificateKind  = "Certificate"
-)
-
 // newInventory reads the objects lint understands from set.Others. An object of a known kind
 // that does not decode is an error naming its source: lint would otherwise reason about a
 // Deployment it misread.
@@ -141,6 +130,12 @@ func (inv *inventory) add(u *unstructured.Unstructured) error {
 	inv.objects[gvk.GroupKind()] = append(inv.objects[gvk.GroupKind()], objectRef{namespace: u.GetNamespace(), name: u.GetName(), labels: u.GetLabels()})
 	if gvk.Group == certificateGroup && gvk.Kind == certificateKind {
 		return inv.addCertificate(u)
+	}
+	if gvk.Group == certificateGroup && (gvk.Kind == issuerKind || gvk.Kind == clusterIssuerKind) {
+		return inv.addIssuer(gvk.Kind, u)
+	}
+	if runner := otherPodRunner(gvk, u); runner != nil {
+		inv.otherPods = append(inv.otherPods, runner)
 	}
 	if gvk.Group == autoscalingGroup && gvk.Kind == "HorizontalPodAutoscaler" {
 		return inv.addAutoscaler(u)
@@ -242,6 +237,26 @@ func (inv *inventory) addWorkload(gvk schema.GroupVersionKind, u *unstructured.U
 	return nil
 }
 
+// otherPodRunner returns u as a runner of pods lint does not read as a server, or nil: a Pod
+// (its own labels), or an object of any other kind than the servers' with a pod template at
+// spec.template (the template's labels).
+func otherPodRunner(gvk schema.GroupVersionKind, u *unstructured.Unstructured) *workload {
+	runner := &workload{kind: gvk.Kind, namespace: u.GetNamespace(), name: u.GetName()}
+	switch {
+	case gvk == corev1.SchemeGroupVersion.WithKind("Pod"):
+		runner.templateLabels = labels.Set(u.GetLabels())
+		return runner
+	case gvk.GroupVersion() == appsv1.SchemeGroupVersion && (gvk.Kind == "Deployment" || gvk.Kind == "StatefulSet" || gvk.Kind == "DaemonSet"):
+		return nil
+	}
+	if containers, found, _ := unstructured.NestedSlice(u.Object, "spec", "template", "spec", "containers"); !found || len(containers) == 0 {
+		return nil
+	}
+	templateLabels, _, _ := unstructured.NestedStringMap(u.Object, "spec", "template", "metadata", "labels")
+	runner.templateLabels = labels.Set(templateLabels)
+	return runner
+}
+
 func newWorkload(kind string, meta metav1.ObjectMeta, replicas *int32, template corev1.PodTemplateSpec) *workload {
 	w := &workload{kind: kind, namespace: meta.Namespace, name: meta.Name, replicas: replicas, templateLabels: labels.Set(template.Labels),
 		serviceAccount: cmp.Or(template.Spec.ServiceAccountName, template.Spec.DeprecatedServiceAccount, "default")}
@@ -266,54 +281,6 @@ func (w *workload) withSelector(selector *metav1.LabelSelector) *workload {
 		w.selectorLabels = labels.Set(selector.MatchLabels)
 	}
 	return w
-}
-
-// addSecret keeps the certificates of a Secret's tls.crt (data or stringData). A tls.crt that
-// does not parse is left out: the Secret may be a placeholder filled in at deploy time.
-// addSecret keeps a Secret's tls.crt, the only key lint reads: its other values are not lint's
-// concern, so a value it cannot decode there (a template's ${VARIABLE} where base64 will be)
-// does not stop the lint.
-func (inv *inventory) addSecret(u *unstructured.Unstructured) error {
-	var data []byte
-	encoded, found, err := unstructured.NestedString(u.Object, "data", corev1.TLSCertKey)
-	if err != nil {
-		return fmt.Errorf("data.%s: %w", corev1.TLSCertKey, err)
-	}
-	if found {
-		if data, err = base64.StdEncoding.DecodeString(encoded); err != nil {
-			return fmt.Errorf("data.%s is not base64: %w", corev1.TLSCertKey, err)
-		}
-	}
-	if text, ok, err := unstructured.NestedString(u.Object, "stringData", corev1.TLSCertKey); err != nil {
-		return fmt.Errorf("stringData.%s: %w", corev1.TLSCertKey, err)
-	} else if ok {
-		data = []byte(text)
-	}
-	if len(data) == 0 {
-		return nil
-	}
-	chain, err := certs.ParseCertificatesPEM(data)
-	if err != nil {
-		return nil
-	}
-	inv.secrets[namespacedName{u.GetNamespace(), u.GetName()}] = chain
-	return nil
-}
-
-func (inv *inventory) addCertificate(u *unstructured.Unstructured) error {
-	spec := &certificateSpec{name: namespacedName{u.GetNamespace(), u.GetName()}}
-	var err error
-	if spec.dnsNames, _, err = unstructured.NestedStringSlice(u.Object, "spec", "dnsNames"); err != nil {
-		return fmt.Errorf("spec.dnsNames: %w", err)
-	}
-	if spec.ipAddresses, _, err = unstructured.NestedStringSlice(u.Object, "spec", "ipAddresses"); err != nil {
-		return fmt.Errorf("spec.ipAddresses: %w", err)
-	}
-	if spec.secretName, _, err = unstructured.NestedString(u.Object, "spec", "secretName"); err != nil {
-		return fmt.Errorf("spec.secretName: %w", err)
-	}
-	inv.certificates[spec.name] = spec
-	return nil
 }
 
 func fromUnstructured(u *unstructured.Unstructured, into any) error {

@@ -75,10 +75,9 @@ type analysis struct {
 	// one, for the checks of the input itself (A01).
 	configs []*configuration
 	all     []*configuration
-	// controlPlaneWrites model the writes the control plane makes; hot indexes their requests
-	// for D01.
+	// controlPlaneWrites model the writes the control plane makes; hot are those D01 weighs.
 	controlPlaneWrites []controlPlaneWrite
-	hot                map[hotKey]bool
+	hot                []write
 	// roles are the ClusterRoles of the cluster: the built-in ones and the input's.
 	roles map[string]*rbacv1.ClusterRole
 	// builtin holds the resources Kubernetes itself serves, as opposed to custom resources,

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/admitkit/admit/config"
+	"github.com/admitkit/admit/matchconditions"
 	"github.com/admitkit/admit/resources"
 )
 
@@ -55,9 +57,14 @@ type admissionPolicy struct {
 	mutating bool
 	// constraints are the policy's matchConstraints, as a webhook the scope checks understand.
 	constraints *webhook
-	// excluded holds matchConstraints.excludeResourceRules as a webhook, nil without them.
-	excluded  *webhook
-	paramKind *admissionregistrationv1.ParamKind
+	// excluded holds matchConstraints.excludeResourceRules of whole resources as a webhook,
+	// nil without them; excludedNames those that name objects.
+	excluded      *webhook
+	excludedNames []admissionregistrationv1.NamedRuleWithOperations
+	// conditions are the policy's matchConditions, nil without them or when they do not
+	// compile (A01), in which case the policy is taken to match.
+	conditions *matchconditions.Matcher
+	paramKind  *admissionregistrationv1.ParamKind
 	// expressions are the policy's CEL expressions; failing marks those whose runtime error
 	// failurePolicy decides (not messageExpressions, which fall back to the message).
 	expressions []policyExpression
@@ -75,10 +82,11 @@ type policyBinding struct {
 	config *configuration
 	policy string
 	// resources are the binding's matchResources as a webhook, nil when it has none;
-	// excluded its excludeResourceRules, nil without them.
-	resources *webhook
-	excluded  *webhook
-	paramRef  *admissionregistrationv1.ParamRef
+	// excluded and excludedNames its excludeResourceRules, as the policy's.
+	resources     *webhook
+	excluded      *webhook
+	excludedNames []admissionregistrationv1.NamedRuleWithOperations
+	paramRef      *admissionregistrationv1.ParamRef
 	// actions are a validating binding's validationActions; a mutating binding always applies.
 	actions []admissionregistrationv1.ValidationAction
 }
@@ -183,12 +191,17 @@ func newAdmissionPolicy(c *configuration, u *unstructured.Unstructured, inv *inv
 	for _, m := range conditions {
 		p.expressions = append(p.expressions, policyExpression{text: m.Expression, failing: true})
 	}
+	if len(conditions) > 0 {
+		// Compiled as a webhook's: the environment lacks params and a real namespaceObject, and
+		// a condition reading them fails to evaluate, which counts as a match.
+		p.conditions, _ = matchconditions.Compile(conditions)
+	}
 	// A variable is evaluated when an expression uses it, and its error is that expression's.
 	for _, v := range variables {
 		p.expressions = append(p.expressions, policyExpression{text: v.Expression, failing: true})
 	}
 	p.constraints = matchResourcesWebhook(c, constraints, failurePolicy, inv)
-	p.excluded = excludedResourcesWebhook(c, constraints, inv)
+	p.excluded, p.excludedNames = excludedResourcesWebhook(c, constraints, inv), namedExclusions(constraints)
 	return p, nil
 }
 
@@ -217,7 +230,7 @@ func newPolicyBinding(c *configuration, u *unstructured.Unstructured, inv *inven
 			resources = &narrowed
 		}
 		b.resources = matchResourcesWebhook(c, resources, nil, inv)
-		b.excluded = excludedResourcesWebhook(c, resources, inv)
+		b.excluded, b.excludedNames = excludedResourcesWebhook(c, resources, inv), namedExclusions(resources)
 	}
 	return b, nil
 }
@@ -233,12 +246,48 @@ func everyResource() admissionregistrationv1.NamedRuleWithOperations {
 }
 
 // excludedResourcesWebhook expresses excludeResourceRules as a webhook whose rules are the
-// exclusions, nil when there are none.
+// exclusions of whole resources, nil when there are none. A rule with resourceNames excludes
+// only the objects it names, not every request for the resource, so it is left out here;
+// namedExclusions keeps those.
 func excludedResourcesWebhook(c *configuration, m *admissionregistrationv1.MatchResources, inv *inventory) *webhook {
-	if m == nil || len(m.ExcludeResourceRules) == 0 {
+	if m == nil {
 		return nil
 	}
-	return matchResourcesWebhook(c, &admissionregistrationv1.MatchResources{ResourceRules: m.ExcludeResourceRules, MatchPolicy: m.MatchPolicy}, nil, inv)
+	var whole []admissionregistrationv1.NamedRuleWithOperations
+	for _, r := range m.ExcludeResourceRules {
+		if len(r.ResourceNames) == 0 {
+			whole = append(whole, r)
+		}
+	}
+	if len(whole) == 0 {
+		return nil
+	}
+	return matchResourcesWebhook(c, &admissionregistrationv1.MatchResources{ResourceRules: whole, MatchPolicy: m.MatchPolicy}, nil, inv)
+}
+
+// namedExclusions are the excludeResourceRules that name the objects they exclude.
+func namedExclusions(m *admissionregistrationv1.MatchResources) []admissionregistrationv1.NamedRuleWithOperations {
+	if m == nil {
+		return nil
+	}
+	var out []admissionregistrationv1.NamedRuleWithOperations
+	for _, r := range m.ExcludeResourceRules {
+		if len(r.ResourceNames) > 0 {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// excludesByName says whether one of the named exclusions keeps out a request for the object
+// called name.
+func excludesByName(rules []admissionregistrationv1.NamedRuleWithOperations, r request, name string) bool {
+	for _, rule := range rules {
+		if slices.Contains(rule.ResourceNames, name) && ruleMatches(rule.RuleWithOperations, r, r.gvr) {
+			return true
+		}
+	}
+	return false
 }
 
 // matchResourcesWebhook expresses matchResources as a webhook, so that the scope checks can ask

@@ -9,6 +9,8 @@
 // Every *.yaml.tmpl under lint/testdata is rendered to the *.yaml beside it, with
 //
 //	{{bundle "ca" ...}}   the base64 of the named certificates' PEM, for caBundle
+//	{{bundleWithText "ca" ...}}  the same, each certificate after subject= and issuer= lines as
+//	                      openssl prints them
 //	{{pem "name" 6}}      the PEM of one certificate indented by 6 spaces, for a literal block
 //	{{key}}               the PEM of a throwaway private key (to show what must never be in caBundle)
 package main
@@ -60,6 +62,12 @@ func specs() []spec {
 		long(spec{name: "leaf-url-wrong", commonName: "webhook.example.com", dnsNames: []string{"webhook.example.org"}, ips: []string{"10.0.0.7"}}),
 		long(spec{name: "serving-cert-manager", commonName: "cert-manager-webhook", issuer: "ca", dnsNames: []string{"cert-manager-webhook", "cert-manager-webhook.cert-manager", "cert-manager-webhook.cert-manager.svc"}}),
 		long(spec{name: "serving-policy", commonName: "policy-engine", issuer: "ca", dnsNames: []string{"policy-engine.policy-system.svc"}}),
+		long(spec{name: "ca-other", commonName: "other CA", ca: true}),
+		{name: "metrics-expired", commonName: "metrics", issuer: "ca-other", dnsNames: []string{"webhook-metrics.example-system.svc"}, notBefore: "2024-01-01", notAfter: "2026-01-01"},
+		long(spec{name: "metrics-wrong-name", commonName: "metrics", issuer: "ca-other", dnsNames: []string{"webhook-metrics.example-system.svc"}}),
+		long(spec{name: "metrics-sha1", commonName: "metrics", issuer: "ca-other", dnsNames: []string{"webhook-metrics.example-system.svc"}, sha1: true}),
+		{name: "serving-by-expired-ca", commonName: "webhook.example-system.svc", issuer: "ca-expired", dnsNames: []string{"webhook.example-system.svc"}, notBefore: "2024-06-01", notAfter: "2027-06-01"},
+		long(spec{name: "serving-via-sha1-intermediate", commonName: "webhook.example-system.svc", issuer: "ca-sha1-intermediate", dnsNames: []string{"webhook.example-system.svc"}}),
 		{name: "serving-injector", commonName: "injector", issuer: "ca", dnsNames: []string{"injector.injector-system.svc.cluster.local"}, notBefore: "2025-06-01", notAfter: "2026-06-10"},
 	}
 }
@@ -84,6 +92,18 @@ func main() {
 				if !ok {
 					return "", fmt.Errorf("no certificate %q", n)
 				}
+				b.Write(c.pem)
+			}
+			return base64.StdEncoding.EncodeToString(b.Bytes()), nil
+		},
+		"bundleWithText": func(names ...string) (string, error) {
+			var b bytes.Buffer
+			for _, n := range names {
+				c, ok := all[n]
+				if !ok {
+					return "", fmt.Errorf("no certificate %q", n)
+				}
+				fmt.Fprintf(&b, "subject=CN = %s\nissuer=CN = %s\n", c.cert.Subject.CommonName, c.cert.Issuer.CommonName)
 				b.Write(c.pem)
 			}
 			return base64.StdEncoding.EncodeToString(b.Bytes()), nil
