@@ -28,6 +28,8 @@ type Config struct {
 	// CRDs are the CustomResourceDefinitions whose custom resources are admitted: their schemas
 	// prune, default and validate, and their conversion converts.
 	CRDs []*apiextensionsv1.CustomResourceDefinition
+	// Conversion places the conversion webhooks of the CRDs that convert with strategy Webhook.
+	Conversion Conversion
 	// Namespaces are namespaces that exist although Objects do not list them, as a fresh
 	// cluster's namespaces do: typically those of the objects to admit. Each gets its name label
 	// and a default ServiceAccount.
@@ -105,7 +107,7 @@ func New(ctx context.Context, cfg Config) (*Chain, error) {
 	if err != nil {
 		return nil, err
 	}
-	custom, err := newCustomResources(cfg.CRDs)
+	custom, err := newCustomResources(cfg.CRDs, cfg.Conversion)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
@@ -25,7 +26,6 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 
 	"github.com/admitkit/admit/engine"
-	"github.com/admitkit/admit/resources/convert"
 )
 
 // customResources is how the apiextensions apiserver reads and stores the custom resources of
@@ -36,7 +36,7 @@ import (
 // admission.
 type customResources struct {
 	versions  map[schema.GroupVersionKind]*customVersion
-	converter *convert.Converter
+	converter *Converter
 	typer     runtime.ObjectTyper
 }
 
@@ -50,8 +50,8 @@ type customVersion struct {
 	status          createUpdateStrategy
 }
 
-func newCustomResources(crds []*apiextensionsv1.CustomResourceDefinition) (*customResources, error) {
-	converter, err := convert.New(crds...)
+func newCustomResources(crds []*apiextensionsv1.CustomResourceDefinition, conv Conversion) (*customResources, error) {
+	converter, err := NewConverter(crds, conv)
 	if err != nil {
 		return nil, err
 	}
@@ -322,7 +322,7 @@ func (c *customResources) stored(ctx context.Context, kind schema.GroupVersionKi
 	}
 	encoded, err := c.converter.Convert(ctx, object, storageKind)
 	if err != nil {
-		return nil, apierrors.NewInternalError(err)
+		return nil, unconvertedStatus(err)
 	}
 	obj := &unstructured.Unstructured{}
 	if err := obj.UnmarshalJSON(encoded); err != nil {
@@ -339,9 +339,21 @@ func (c *customResources) stored(ctx context.Context, kind schema.GroupVersionKi
 	}
 	out, err := c.converter.Convert(ctx, read, kind)
 	if err != nil {
-		return nil, apierrors.NewInternalError(err)
+		return nil, unconvertedStatus(err)
 	}
 	return out, nil
+}
+
+// unconvertedStatus is how the apiserver's handler answers an error the storage returns as it
+// is, a conversion's: a 500 with the error's words alone (responsewriters.ErrorToAPIStatus),
+// where admission's conversions are "Internal error occurred: ..." errors.
+func unconvertedStatus(err error) error {
+	if _, ok := err.(apierrors.APIStatus); ok {
+		return err
+	}
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Reason: metav1.StatusReasonUnknown, Message: err.Error(),
+	}}
 }
 
 // convert converts a custom resource as its CRD's conversion strategy says.

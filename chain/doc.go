@@ -48,6 +48,8 @@
 //	                 written back into the parent
 //	custom.go        the same for custom resources of the CRDs given: structural pruning and
 //	                 defaulting, the CRD's conversion, the custom resource strategy
+//	conversion.go    Converter: conversion between versions, a CRD's conversion webhook called
+//	                 with Kubernetes' own converter (Config.Conversion places it)
 //	schemaorder.go   a custom resource's schema errors in one of the orders the apiserver gives
 //	cluster.go       the cluster state the plugins read, held by client-go's in-memory clientset
 //	                 with real informers; what is not given is what a fresh cluster has

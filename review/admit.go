@@ -13,7 +13,6 @@ import (
 	"github.com/admitkit/admit/dispatch/celconditions"
 	"github.com/admitkit/admit/dispatch/live"
 	"github.com/admitkit/admit/engine"
-	"github.com/admitkit/admit/resources/convert"
 )
 
 // Admit admits every outcome's request — the chain (unless WebhooksOnly) and the dispatcher
@@ -70,7 +69,7 @@ func (s *Session) pipeline(ctx context.Context, outcomes []*Outcome) (_ admitter
 		}
 		opts.Conditions = celconditions.Compiler(authz)
 		s.assumed = authz.Assumed
-		if opts.Converter, err = convert.New(s.crds...); err != nil {
+		if opts.Converter, err = chain.NewConverter(s.crds, s.conversion()); err != nil {
 			return nil, nil, err
 		}
 		d, err := dispatch.New(opts)
@@ -87,7 +86,7 @@ func (s *Session) pipeline(ctx context.Context, outcomes []*Outcome) (_ admitter
 	// One moment for the whole run: every object created at it, whatever the order.
 	now := s.cfg.Now()
 	c, err := chain.New(ctx, chain.Config{
-		Objects: s.state(outcomes), Namespaces: assumedNamespaces, CRDs: s.crds,
+		Objects: s.state(outcomes), Namespaces: assumedNamespaces, CRDs: s.crds, Conversion: s.conversion(),
 		FieldManager: s.cfg.FieldManager, ServiceCIDR: s.cfg.APIServer.ServiceCIDR,
 		DisallowPrivileged:     s.cfg.APIServer.DisallowPrivileged,
 		EnableAdmissionPlugins: s.cfg.APIServer.EnableAdmissionPlugins, DisableAdmissionPlugins: s.cfg.APIServer.DisableAdmissionPlugins,

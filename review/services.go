@@ -9,6 +9,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/admitkit/admit/chain"
 	"github.com/admitkit/admit/config"
 )
 
@@ -154,4 +155,24 @@ func checkServices(a Admission, resolve func(namespace, name string, port int32)
 		hint += "; " + terms.ResolveDNS + " looks it up anyway"
 	}
 	return fmt.Errorf("%s\n(%s)", strings.Join(missing, "\n"), hint)
+}
+
+// conversion places the CRDs' conversion webhooks as the webhooks are placed. A conversion
+// webhook is called only when an object must change version, so a service the resolver does not
+// place is found then: the conversion fails with an error saying how to place it.
+func (s *Session) conversion() chain.Conversion {
+	resolve := s.cfg.ServiceResolver
+	terms := s.cfg.Terms
+	return chain.Conversion{
+		DefaultCABundle: s.cfg.DefaultCABundle,
+		ServiceResolver: func(namespace, name string, port int32) (string, error) {
+			if resolve != nil {
+				addr, err := resolve(namespace, name, port)
+				if err == nil || !errors.Is(err, errNotPlaced) {
+					return addr, err
+				}
+			}
+			return "", fmt.Errorf("%w: give %s %s/%s=HOST:PORT", chain.ErrServiceNotPlaced, terms.Resolve, namespace, name)
+		},
+	}
 }

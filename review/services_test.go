@@ -6,7 +6,10 @@ import (
 	"testing"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 )
 
 // hookConfig is a configuration built in Go, as a program builds it: none of the defaults the
@@ -67,5 +70,54 @@ func TestNewRefusesUnplacedServices(t *testing.T) {
 	cfg.ServiceResolver = services.Resolve
 	if _, err := New(cfg, nil); err != nil {
 		t.Errorf("placed: %v", err)
+	}
+}
+
+// A CRD's conversion webhook behind a service nothing places fails the conversion, when an object
+// must change version, with an error naming what to give; placed, the call goes where it says.
+func TestConversionWebhookServicesArePlaced(t *testing.T) {
+	var crd apiextensionsv1.CustomResourceDefinition
+	if err := yaml.Unmarshal([]byte(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: gadgets, singular: gadget, kind: Gadget, listKind: GadgetList}
+  conversion:
+    strategy: Webhook
+    webhook:
+      conversionReviewVersions: [v1]
+      clientConfig: {service: {namespace: system, name: conversion, path: /convert}}
+  versions:
+  - {name: v1, served: true, storage: false, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
+  - {name: v2, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
+`), &crd); err != nil {
+		t.Fatal(err)
+	}
+	gadget := `apiVersion: example.com/v1
+kind: Gadget
+metadata: {name: g, namespace: default}
+`
+	message := func(cfg Config) string {
+		t.Helper()
+		cfg.CRDs = []*apiextensionsv1.CustomResourceDefinition{&crd}
+		out, _ := reviewOne(t, cfg, gadget, authenticationv1.UserInfo{Username: "admit-review"})
+		if out.Result == nil || out.Result.Allowed {
+			t.Fatalf("the gadget was admitted without its conversion to the storage version: %+v", out.Result)
+		}
+		return out.Result.Status.Message
+	}
+	want := `conversion webhook for example.com/v1, Kind=Gadget failed: Post "https://conversion.system.svc:443/convert?timeout=30s": service system/conversion: no address is given for it: give --resolve system/conversion=HOST:PORT`
+	if got := message(Config{Terms: Terms{Resolve: "--resolve"}}); got != want {
+		t.Errorf("not placed:\n got %s\nwant %s", got, want)
+	}
+	services, err := ParseServices([]string{"system/conversion=127.0.0.1:1"}) // nothing listens
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := message(Config{ServiceResolver: services.Resolve})
+	if want := "dial tcp 127.0.0.1:1: connect: connection refused"; !strings.Contains(got, want) {
+		t.Errorf("placed at 127.0.0.1:1: %s, want the call to go there (%q)", got, want)
 	}
 }

@@ -141,8 +141,8 @@ func (o *reviewOptions) namespacesOf(objects []review.Input) []string {
 // --resolve-dns.
 func addReachFlags(cmd *cobra.Command, o *reviewOptions) {
 	f := cmd.Flags()
-	onceStringVar(f, &o.caFile, "ca-file", "", "the caBundle of webhooks whose configuration has none (as cert-manager's CA injector fills it): a PEM file")
-	f.StringArrayVar(&o.resolve, "resolve", nil, "NAMESPACE/SERVICE=HOST:PORT: where to reach a service webhook (repeatable); every service the webhooks call needs one")
+	onceStringVar(f, &o.caFile, "ca-file", "", "the caBundle of webhooks and CRD conversion webhooks whose configuration has none (as cert-manager's CA injector fills it): a PEM file")
+	f.StringArrayVar(&o.resolve, "resolve", nil, "NAMESPACE/SERVICE=HOST:PORT: where to reach a service webhook (repeatable); every service the webhooks call needs one, and a CRD's conversion webhook's when an object must change version")
 	f.BoolVar(&o.resolveDNS, "resolve-dns", false, "look up the services without --resolve by their cluster DNS names (NAME.NAMESPACE.svc), as inside a cluster")
 	_ = cmd.MarkFlagFilename("ca-file")
 }

@@ -89,7 +89,7 @@ func (c *Converter) Convert(_ context.Context, object json.RawMessage, to schema
 // convert rewrites the apiVersion: with strategy None, that is all the apiserver changes.
 func (cr customResource) convert(object json.RawMessage, from, to schema.GroupVersionKind) (json.RawMessage, error) {
 	if cr.strategy != apiextensionsv1.NoneConverter {
-		return nil, fmt.Errorf("converting %s to %s: CustomResourceDefinition %q converts with strategy %s, which admit does not run",
+		return nil, fmt.Errorf("converting %s to %s: CustomResourceDefinition %q converts with strategy %s, which this converter does not call (chain.Converter does)",
 			describe(from), describe(to), cr.crd, cr.strategy)
 	}
 	for _, v := range []string{from.Version, to.Version} {

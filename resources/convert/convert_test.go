@@ -196,7 +196,7 @@ func TestConvertCustomResources(t *testing.T) {
 		{
 			name: "conversion webhook",
 			crd:  gadgets(apiextensionsv1.WebhookConverter), to: gadgetV3,
-			wantErr: `converting example.com/v1 Gadget to example.com/v3 Gadget: CustomResourceDefinition "gadgets.example.com" converts with strategy Webhook, which admit does not run`,
+			wantErr: `converting example.com/v1 Gadget to example.com/v3 Gadget: CustomResourceDefinition "gadgets.example.com" converts with strategy Webhook, which this converter does not call (chain.Converter does)`,
 		},
 		{
 			name: "version the CRD does not list",

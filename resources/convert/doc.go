@@ -14,7 +14,9 @@
 //   - Custom resources whose CustomResourceDefinition converts with strategy None: only the
 //     apiVersion changes, between any two versions the CRD lists, served or not.
 //
-// Anything else is an error naming both kinds, as is a CRD whose conversion is a webhook.
+// Anything else is an error naming both kinds, as is a CRD whose conversion is a webhook: package
+// chain's Converter calls conversion webhooks, with Kubernetes' own client, which this package
+// leaves out to stay light.
 //
 // Conversion is all the apiserver does between versions, not defaulting: the apiserver decodes a
 // request with its version's defaults before it converts (an autoscaling/v1 object without
