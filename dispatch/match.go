@@ -64,11 +64,18 @@ type invocation struct {
 // not change between matching a webhook and calling it, so they are converted once.
 func (a *admission) versioned(inv *invocation) (object, old json.RawMessage, err error) {
 	if !inv.converted {
-		if inv.object, err = a.objectAs(inv.kind); err != nil {
-			return nil, nil, apierrors.NewInternalError(err)
+		if inv.object, err = a.objectAs(inv.kind); err == nil {
+			inv.oldObject, err = a.oldObjectAs(inv.kind)
 		}
-		if inv.oldObject, err = a.oldObjectAs(inv.kind); err != nil {
-			return nil, nil, apierrors.NewInternalError(err)
+		if err != nil {
+			err = apierrors.NewInternalError(err)
+			if inv.hook.mutating {
+				// The apiserver's mutating dispatcher wraps a conversion's error as an internal
+				// error where it converts, and again where it asked: the message says
+				// "Internal error occurred: " twice (the validating one, once).
+				err = apierrors.NewInternalError(err)
+			}
+			return nil, nil, err
 		}
 		inv.converted = true
 	}

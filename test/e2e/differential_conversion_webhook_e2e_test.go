@@ -37,6 +37,7 @@ import (
 
 	"github.com/admitkit/admit/certs"
 	"github.com/admitkit/admit/internal/loopback"
+	"github.com/admitkit/admit/patch"
 	"github.com/admitkit/admit/webhook"
 )
 
@@ -127,8 +128,8 @@ type gearAnswer struct {
 	Spec   map[string]any
 }
 
-// A custom resource whose CRD converts through a webhook, written through v1 while a validating
-// webhook and a ValidatingAdmissionPolicy match only v2: kube-apiserver converts the object
+// A custom resource whose CRD converts through a webhook, written through v1 while a mutating
+// and a validating webhook and a ValidatingAdmissionPolicy match only v2: kube-apiserver converts the object
 // through the conversion webhook for them (and for its storage version, v2), and admit review,
 // admit test and admit audit must answer as it does — the decision, status code, message,
 // warnings and the admitted object — for a conversion that succeeds, one that adds a label, one
@@ -180,8 +181,38 @@ func TestDifferentialConversionWebhookMatchesAPIServer(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	// A mutating webhook, also for v2 only, labels what it saw: the apiserver converts its
+	// patched object back to v1 through the conversion webhook.
+	if err := reg.Register(webhook.Webhook{
+		Name: "label.e2e.admit.dev", Type: webhook.TypeMutating,
+		Kind: schema.GroupVersionKind{Group: group, Version: "v2", Kind: "Gear"}, Resource: "gears",
+		Handler: webhook.HandlerFunc(func(_ context.Context, req *webhook.Request) webhook.Response {
+			obj := &unstructured.Unstructured{}
+			if err := obj.UnmarshalJSON(req.Object.Raw); err != nil {
+				return webhook.Errored(err)
+			}
+			labels := obj.GetLabels()
+			if labels == nil {
+				labels = map[string]string{}
+			}
+			teeth, _, _ := unstructured.NestedInt64(obj.Object, "spec", "teeth")
+			labels["mutated-at"] = fmt.Sprintf("%s.%d", strings.ReplaceAll(obj.GetAPIVersion(), "/", "_"), teeth)
+			obj.SetLabels(labels)
+			modified, err := obj.MarshalJSON()
+			if err != nil {
+				return webhook.Errored(err)
+			}
+			p, err := patch.Diff(req.Object.Raw, modified)
+			if err != nil {
+				return webhook.Errored(err)
+			}
+			return webhook.Patched(p)
+		}),
+	}); err != nil {
+		t.Fatal(err)
+	}
 	served := serveWebhooks(t, reg)
-	_, validating, err := reg.Configurations(webhook.ConfigOptions{Name: "gears-" + ns, ClientConfig: webhook.ClientConfig{URL: served.URL, CABundle: served.CABundle}})
+	mutating, validating, err := reg.Configurations(webhook.ConfigOptions{Name: "gears-" + ns, ClientConfig: webhook.ClientConfig{URL: served.URL, CABundle: served.CABundle}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,6 +225,11 @@ func TestDifferentialConversionWebhookMatchesAPIServer(t *testing.T) {
 	for i := range validating.Webhooks {
 		validating.Webhooks[i].NamespaceSelector = &metav1.LabelSelector{MatchLabels: selector}
 		validating.Webhooks[i].ObjectSelector = skip("webhook")
+	}
+	mutating.TypeMeta = metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "MutatingWebhookConfiguration"}
+	for i := range mutating.Webhooks {
+		mutating.Webhooks[i].NamespaceSelector = &metav1.LabelSelector{MatchLabels: selector}
+		mutating.Webhooks[i].ObjectSelector = skip("webhook")
 	}
 	// The policy, on v2 only: no more than 10 teeth.
 	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
@@ -227,6 +263,13 @@ func TestDifferentialConversionWebhookMatchesAPIServer(t *testing.T) {
 	})
 	t.Cleanup(func() {
 		_ = admissionregistration.ValidatingWebhookConfigurations().Delete(context.Background(), validating.Name, metav1.DeleteOptions{})
+	})
+	must(t, "creating the mutating webhook configuration", func() error {
+		_, err := admissionregistration.MutatingWebhookConfigurations().Create(ctx, mutating, metav1.CreateOptions{})
+		return err
+	})
+	t.Cleanup(func() {
+		_ = admissionregistration.MutatingWebhookConfigurations().Delete(context.Background(), mutating.Name, metav1.DeleteOptions{})
 	})
 	must(t, "creating the policy", func() error {
 		_, err := admissionregistration.ValidatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{})
@@ -286,6 +329,9 @@ func TestDifferentialConversionWebhookMatchesAPIServer(t *testing.T) {
 		if a := create(gear("marker", 20, nil)); !strings.Contains(a.Message, "at most 10") {
 			return fmt.Errorf("a gear of 20 teeth: %q, not yet the policy's denial", a.Message)
 		}
+		if a := create(gear("marker", 1, nil)); a.Labels["mutated-at"] == "" {
+			return fmt.Errorf("a gear of 1 tooth: labels %v, not yet the mutating webhook's", a.Labels)
+		}
 		return nil
 	})
 
@@ -328,7 +374,7 @@ func TestDifferentialConversionWebhookMatchesAPIServer(t *testing.T) {
 	}
 	crd.ObjectMeta = metav1.ObjectMeta{Name: crd.Name}
 	writeYAML(filepath.Join(dir, "crd.yaml"), crd)
-	writeYAML(filepath.Join(dir, "admission.yaml"), validating, policy, binding)
+	writeYAML(filepath.Join(dir, "admission.yaml"), mutating, validating, policy, binding)
 	namespace := map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns, "labels": toAny(selector)}}
 	writeYAML(filepath.Join(dir, "namespace.yaml"), namespace)
 	for _, g := range gears {
