@@ -36,7 +36,8 @@ type Conversion struct {
 // resources/convert does, custom resources converting with strategy Webhook through their CRD's
 // conversion webhook, with Kubernetes' own webhook converter (the ConversionReview version the
 // CRD accepts, the apiserver's 30-second client timeout, the answer checked, metadata other than
-// labels and annotations restored, the apiserver's error messages). Build it with NewConverter; it is safe for concurrent use.
+// labels and annotations restored, the apiserver's error messages). Build it with NewConverter;
+// it is safe for concurrent use.
 type Converter struct {
 	others   *convert.Converter
 	factory  *crconversion.CRConverterFactory

@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/admitkit/admit/chain"
@@ -56,4 +58,32 @@ func Example() {
 	// admission-plugin Priority
 	// admission-plugin DefaultTolerationSeconds
 	// preparation registry
+}
+
+// A custom resource converted as kube-apiserver converts it for a webhook registered for another
+// version: here its CRD converts with strategy None, so only the apiVersion changes; a CRD with
+// strategy Webhook is converted by calling its conversion webhook, placed by the Conversion.
+func ExampleNewConverter() {
+	crd := &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "widgets.example.com"},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: "example.com",
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "widgets", Kind: "Widget"},
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{
+				{Name: "v1", Served: true}, {Name: "v2", Served: true, Storage: true},
+			},
+		},
+	}
+	converter, err := chain.NewConverter([]*apiextensionsv1.CustomResourceDefinition{crd}, chain.Conversion{})
+	if err != nil {
+		panic(err)
+	}
+	out, err := converter.Convert(context.Background(),
+		[]byte(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"size":3}}`),
+		schema.GroupVersionKind{Group: "example.com", Version: "v2", Kind: "Widget"})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(string(out))
+	// Output: {"apiVersion":"example.com/v2","kind":"Widget","metadata":{"name":"w"},"spec":{"size":3}}
 }
