@@ -3,6 +3,7 @@ package reliability
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
@@ -59,7 +60,11 @@ func TestReliability(t *testing.T) {
 					return
 				}
 			}
-			run := report.Run{Group: g.name, Profile: currentProfile().name, GoVersion: runtime.Version(), Race: raceEnabled, Scenarios: results}
+			code, err := report.Fingerprint(filepath.Join("..", ".."))
+			if err != nil {
+				t.Fatalf("the code measured: %v", err)
+			}
+			run := report.Run{Group: g.name, Profile: currentProfile().name, GoVersion: runtime.Version(), Race: raceEnabled, Code: code, Scenarios: results}
 			if err := report.Write(resultsDir, run); err != nil {
 				t.Error(err)
 			}

@@ -30,10 +30,13 @@ type Scenario struct {
 type Run struct {
 	Group string `json:"group"`
 	// Profile is short (make test) or full (make reliability).
-	Profile   string     `json:"profile"`
-	GoVersion string     `json:"goVersion"`
-	Race      bool       `json:"race"`
-	Scenarios []Scenario `json:"scenarios"`
+	Profile   string `json:"profile"`
+	GoVersion string `json:"goVersion"`
+	Race      bool   `json:"race"`
+	// Code is the Fingerprint of the code the run measured, by place of MeasuredCode: a check
+	// finds results older than the code they describe.
+	Code      map[string]string `json:"code"`
+	Scenarios []Scenario        `json:"scenarios"`
 }
 
 // FileName is the name of a group's results file in a results directory.
