@@ -120,4 +120,13 @@ metadata: {name: g, namespace: default}
 	if want := "dial tcp 127.0.0.1:1: connect: connection refused"; !strings.Contains(got, want) {
 		t.Errorf("placed at 127.0.0.1:1: %s, want the call to go there (%q)", got, want)
 	}
+
+	// The webhooks alone convert the same way, for a webhook registered for v2 only.
+	url := "https://127.0.0.1:1/validate" // not reached: the conversion fails first
+	hook := hookConfig(admissionregistrationv1.WebhookClientConfig{URL: &url}, nil)
+	hook.Webhooks[0].Rules[0].Rule = admissionregistrationv1.Rule{APIGroups: []string{"example.com"}, APIVersions: []string{"v2"}, Resources: []string{"gadgets"}}
+	got = message(Config{WebhooksOnly: true, Terms: Terms{Resolve: "--resolve"}, Validating: []*admissionregistrationv1.ValidatingWebhookConfiguration{hook}})
+	if want := "Internal error occurred: " + want; got != want {
+		t.Errorf("webhooks only:\n got %s\nwant %s", got, want)
+	}
 }
