@@ -11,6 +11,7 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	crconversion "k8s.io/apiextensions-apiserver/pkg/apiserver/conversion"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -93,12 +94,18 @@ func (c *Converter) Convert(ctx context.Context, object json.RawMessage, to sche
 	if _, ok := c.webhooks[to.GroupKind()]; !ok {
 		return c.others.Convert(ctx, object, to)
 	}
+	// Most calls (the storage round trip of an object already in the storage version) convert
+	// nothing: the object's type is read before the object.
+	var head metav1.TypeMeta
+	if err := json.Unmarshal(object, &head); err != nil {
+		return nil, fmt.Errorf("decoding the %s to convert: %w", to.GroupKind(), err)
+	}
+	if head.GroupVersionKind() == to {
+		return object, nil
+	}
 	in := &unstructured.Unstructured{}
 	if err := in.UnmarshalJSON(object); err != nil {
 		return nil, fmt.Errorf("decoding the %s to convert: %w", to.GroupKind(), err)
-	}
-	if in.GroupVersionKind() == to {
-		return object, nil
 	}
 	convertor, err := c.convertor(to.GroupKind())
 	if err != nil {

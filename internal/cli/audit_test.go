@@ -491,20 +491,7 @@ spec: {policyName: replicas, validationActions: [Warn]}
 func TestAuditCountsPoliciesThatFailOpen(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{
-		"proposal/policy.yaml": `apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata: {name: replicas}
-spec:
-  failurePolicy: Ignore
-  matchConstraints:
-    resourceRules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}]
-  validations: [{expression: "object.spec.replicaz <= 5"}]
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata: {name: replicas}
-spec: {policyName: replicas, validationActions: [Deny]}
-`,
+		"proposal/policy.yaml": failOpenPolicy,
 		"dump.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n---\n" +
 			"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\n" +
 			"spec: {replicas: 9, selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c, image: nginx}]}}}\n",

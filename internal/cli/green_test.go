@@ -134,7 +134,15 @@ cases:
 - name: the misspelt field fails open
   object: {apiVersion: apps/v1, kind: Deployment, metadata: {name: web, namespace: shop}, spec: {selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: web, image: nginx}]}}}}
   expect: {allowed: true, outcomes: {replicas: failed-open}}
-`, "policy.yaml": `apiVersion: admissionregistration.k8s.io/v1
+`, "policy.yaml": failOpenPolicy})
+	if code, stdout, stderr := runAdmit("test", dir); code != ExitOK || !strings.Contains(stdout, "1 passed") {
+		t.Errorf("exit %d, want 0 and the case passed\n%s%s", code, stdout, stderr)
+	}
+}
+
+// failOpenPolicy is a ValidatingAdmissionPolicy whose expression errors on every Deployment (a
+// misspelt field) under failurePolicy Ignore, with its binding: it fails open.
+const failOpenPolicy = `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
 metadata: {name: replicas}
 spec:
@@ -147,8 +155,4 @@ apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicyBinding
 metadata: {name: replicas}
 spec: {policyName: replicas, validationActions: [Deny]}
-`})
-	if code, stdout, stderr := runAdmit("test", dir); code != ExitOK || !strings.Contains(stdout, "1 passed") {
-		t.Errorf("exit %d, want 0 and the case passed\n%s%s", code, stdout, stderr)
-	}
-}
+`

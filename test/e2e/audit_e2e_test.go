@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -494,27 +493,17 @@ webhooks:
 // runAdmitAudit runs admit audit -o json and reads its report.
 func runAdmitAudit(t *testing.T, args ...string) (auditReportJSON, string, int) {
 	t.Helper()
-	cmd := exec.Command(admitBinary(t), append(append([]string{"audit"}, args...), "-o", "json")...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	code := 0
-	if err := cmd.Run(); err != nil {
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) {
-			t.Fatalf("admit audit: %v\n%s", err, stderr.String())
-		}
-		code = exit.ExitCode()
-	}
+	stdout, stderr, code := runAdmit(t, append(append([]string{"audit"}, args...), "-o", "json")...)
 	var report auditReportJSON
-	if err := json.Unmarshal(stdout.Bytes(), &report); err != nil {
-		t.Fatalf("admit audit -o json (exit %d): %v\n%s\n%s", code, err, stdout.String(), stderr.String())
+	if err := json.Unmarshal([]byte(stdout), &report); err != nil {
+		t.Fatalf("admit audit -o json (exit %d): %v\n%s\n%s", code, err, stdout, stderr)
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("admit audit %s:\n%s", strings.Join(args, " "), stdout.String())
+			t.Logf("admit audit %s:\n%s", strings.Join(args, " "), stdout)
 		}
 	})
-	return report, stderr.String(), code
+	return report, stderr, code
 }
 
 // checkOnlyListAndGet reads the apiserver's audit log: every request of user was a list or a get,

@@ -14,7 +14,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -487,20 +486,4 @@ func nonNilStrings(s []string) []string {
 		return []string{}
 	}
 	return s
-}
-
-// runAdmit runs the admit binary with args and returns its stdout, stderr and exit code.
-func runAdmit(t *testing.T, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	cmd := exec.Command(admitBinary(t), args...)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) {
-			t.Fatalf("admit %s: %v", strings.Join(args, " "), err)
-		}
-		code = exit.ExitCode()
-	}
-	return out.String(), errOut.String(), code
 }
