@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"encoding/pem"
 	"io"
 	"log"
 	"net"
@@ -304,4 +305,49 @@ spec: {size: 3}
 	if diff := cmp.Diff(want, versions); diff != "" {
 		t.Errorf("conversions asked for (-want +got):\n%s", diff)
 	}
+}
+
+// Bad input to the Converter is an error saying what is wrong, never a panic or a silent pass:
+// a CRD that converts with a webhook but names none, an object that is not JSON, one that names
+// no kind, and a conversion webhook answering something that is not a ConversionReview.
+func TestConverterRefusesBadInput(t *testing.T) {
+	v2 := schema.GroupVersionKind{Group: "example.com", Version: "v2", Kind: "Gadget"}
+	noClient := convertingGadgets(t, nil)
+	if _, err := NewConverter([]*apiextensionsv1.CustomResourceDefinition{noClient}, Conversion{}); err == nil ||
+		err.Error() != `CustomResourceDefinition "gadgets.example.com": spec.conversion.webhook.clientConfig is required when strategy is set to Webhook` {
+		t.Errorf("a Webhook CRD without a clientConfig: %v", err)
+	}
+
+	garbage := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"kind":"ConfigMap","apiVersion":"v1"}`)
+	}))
+	garbage.Config.ErrorLog = log.New(io.Discard, "", 0)
+	t.Cleanup(garbage.Close)
+	url := garbage.URL
+	caPEM := pemOf(t, garbage)
+	c, err := NewConverter([]*apiextensionsv1.CustomResourceDefinition{convertingGadgets(t, &apiextensionsv1.WebhookClientConfig{URL: &url, CABundle: caPEM})}, Conversion{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, object, wantErr string
+	}{
+		{"not JSON", `{"apiVersion":`, "decoding the Gadget.example.com to convert: unexpected end of JSON input"},
+		{"no kind", `{"apiVersion":"example.com/v1","metadata":{"name":"g"}}`, "decoding the Gadget.example.com to convert: Object 'Kind' is missing in"},
+		{"an answer that is not a ConversionReview", string(gadget("")), `conversion webhook for example.com/v1, Kind=Gadget failed: no kind "ConfigMap" is registered for version "v1"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := c.Convert(context.Background(), json.RawMessage(tt.object), v2)
+			if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) {
+				t.Errorf("error %v, want one starting %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// pemOf is the PEM of the certificate an httptest TLS server presents, for a caBundle.
+func pemOf(t *testing.T, server *httptest.Server) []byte {
+	t.Helper()
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: server.Certificate().Raw})
 }
