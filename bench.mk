@@ -1,5 +1,6 @@
 # Benchmarks: bench/ (a module of its own), the end-to-end latency benchmark in test/e2e, the review
-# throughput benchmark in review/ and the release binary's size.
+# throughput benchmark in review/, the audit of 100,000 objects in internal/cli, the patch
+# benchmarks of bench/ and the release binary's size.
 # Included by the Makefile; results are described in docs/benchmarks.md.
 
 GO          ?= go
@@ -12,16 +13,24 @@ BENCH_LATENCY_RUNS ?= 3
 BENCH_REVIEW_ROUNDS ?= 3
 # The review benchmark's runs, each in a process of its own (anchored: 1000 would match 10000).
 BENCH_REVIEW_RUNS := 'objects=1000$$/webhook=none' 'objects=1000$$/webhook=one' 'objects=10000$$/webhook=none' 'objects=10000$$/webhook=one'
+# Rounds of the audit benchmark: each size once per round, in a process of its own (100,000
+# objects take about two CPU-minutes; 1,000 show what memory does not grow with).
+BENCH_AUDIT_ROUNDS ?= 3
+BENCH_AUDIT_SIZES := 1000 100000
+# Runs of the patch benchmarks: the whole suite each time, one run after the other.
+BENCH_PATCH_RUNS ?= 5
 
-.PHONY: bench bench-latency bench-review bench-size bench-smoke
+.PHONY: bench bench-latency bench-review bench-audit bench-patch bench-size bench-smoke
 
-## bench: the full comparisons on this machine (about 20 minutes): write latency through a real
-## kube-apiserver, review throughput, the release binary's size, then the serving and dispatcher
-## harness, which rewrites the generated parts of docs/benchmarks.md, the charts and
-## bench/results/results.json; CPU profiles go to bench/results/tmp/profiles (not committed).
-bench: bench-latency bench-review bench-size
+## bench: the full comparisons on this machine (about 35 minutes): write latency through a real
+## kube-apiserver, review throughput, the audit of 100,000 objects, patch generation, the release
+## binary's size, then the serving and dispatcher harness, which rewrites the generated parts of
+## docs/benchmarks.md from all of them, the charts and bench/results/results.json; CPU profiles go
+## to bench/results/tmp/profiles (not committed).
+bench: bench-latency bench-review bench-audit bench-patch bench-size
 	cd bench && $(GO) run ./cmd/admitbench -results $(BENCH_RESULTS) -docs ../docs/benchmarks.md \
 		-latency $(BENCH_RESULTS)/e2e-latency.txt -review $(BENCH_RESULTS)/review-throughput.txt \
+		-audit $(BENCH_RESULTS)/audit-100k.txt -patch $(BENCH_RESULTS)/patch.txt \
 		-binary $(CURDIR)/$(BIN)/linux/admit -symbols $(BENCH_RESULTS)/tmp/admit-symbols -dumpdep $(BENCH_RESULTS)/tmp/admit-dumpdep.txt \
 		-profiles $(BENCH_RESULTS)/tmp/profiles
 
@@ -49,6 +58,33 @@ bench-review:
 			-test.cpuprofile $(BENCH_RESULTS)/tmp/profiles/review-$$hooks.pprof > /dev/null || exit 1; \
 	done; \
 	grep '^Benchmark' $$out
+
+## bench-audit: only the audit benchmark (BenchmarkAudit100k in internal/cli): `admit audit` of a
+## generated dump of 100,000 objects, and of 1,000; its test binary built once, each size run in a
+## process of its own so that the peak RSS it reports is its own, BENCH_AUDIT_ROUNDS rounds; the
+## raw output is kept in bench/results/audit-100k.txt for the report.
+bench-audit:
+	@mkdir -p $(BENCH_RESULTS)/tmp
+	$(GO) test -c -o $(BENCH_RESULTS)/tmp/cli.test ./internal/cli
+	@out=$(BENCH_RESULTS)/audit-100k.txt; : > $$out; \
+	for round in $$(seq $(BENCH_AUDIT_ROUNDS)); do \
+		for objects in $(BENCH_AUDIT_SIZES); do \
+			ADMIT_AUDIT_OBJECTS=$$objects $(BENCH_RESULTS)/tmp/cli.test -test.run '^$$' -test.bench '^BenchmarkAudit100k$$' -test.benchtime 1x >> $$out || exit 1; \
+		done; \
+	done; \
+	grep '^Benchmark' $$out
+
+## bench-patch: only the patch benchmarks (bench/patch_test.go: patch.Diff, Lossless and Typed
+## against the JSON Patch libraries), the whole suite BENCH_PATCH_RUNS times one run after the
+## other, so that every library sees the same mix of load; the raw output is kept in
+## bench/results/patch.txt for the report.
+bench-patch:
+	@mkdir -p $(BENCH_RESULTS)
+	@out=$(BENCH_RESULTS)/patch.txt; : > $$out; \
+	for run in $$(seq $(BENCH_PATCH_RUNS)); do \
+		(cd bench && $(GO) test -run '^$$' -bench . -benchmem -count 1 .) >> $$out || exit 1; \
+	done; \
+	grep -c '^Benchmark' $$out
 
 ## bench-size: the release binary (make release-binary), and a build of the same configuration
 ## left unstripped, with the linker's dependency dump: what the report says links what.

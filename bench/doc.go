@@ -5,7 +5,8 @@
 // a module of its own so that the compared libraries never become dependencies of admit itself.
 // Results are in docs/benchmarks.md.
 //
-// Patch generation, in this package's benchmarks:
+// Patch generation, in this package's benchmarks (`make bench-patch` runs them five times and
+// keeps the output in results/patch.txt, from which the harness renders their table):
 //
 //	cd bench && go test -run '^$' -bench 'Diff|Lossless|Typed' -benchmem -count 5
 //

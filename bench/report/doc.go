@@ -17,7 +17,15 @@
 //	dispatch.go  the dispatcher section and chart: medians over rounds
 //	latency.go   Latency, ParseLatency: the end-to-end latency benchmark's output, and its section
 //	review.go    Review, ParseReview: the review throughput benchmark's output, and its section
+//	audit.go     Audit, ParseAudit: the audit benchmark's output (admit audit of 100,000 objects), and its section
+//	patch.go     Patch, ParsePatch: the patch benchmarks' output, and the section of their table
 //	size.go      Binary, ReadBinary: the release binary's size section, with what the linker kept
 //	linking.go   Linking, ReadSymbols, ParseDumpdep, TopModules: what the linker kept, by module
 //	splice.go    Splice: the generated sections put between their markers in the page
+//	figures.go   ProseFigures, Figure.Held: the numbers of the page's hand-written text, and
+//	             whether a recorded file or a generated section holds each
+//
+// The page is checked against bench/results by this package's tests (docs_test.go): its
+// generated sections are what the recorded runs render, and every number of its text is held by
+// a recorded file or a generated section, or is listed as no measurement with the reason.
 package report

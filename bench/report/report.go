@@ -40,12 +40,14 @@ const (
 	GoalBinaryMB = 80
 )
 
-// Input is what a report is built from. Latency (it needs a real kube-apiserver), Review and
-// Binary come from `make bench`'s other steps and are optional.
+// Input is what a report is built from. Latency (it needs a real kube-apiserver), Review, Audit,
+// Patch and Binary come from `make bench`'s other steps and are optional.
 type Input struct {
 	Results *suite.Results
 	Latency *Latency
 	Review  *Review
+	Audit   *Audit
+	Patch   *Patch
 	Binary  *Binary
 	// Linking is what the linker kept (needs Binary).
 	Linking *Linking
@@ -80,6 +82,8 @@ const (
 	SectionDispatch = "dispatch"
 	SectionLatency  = "latency"
 	SectionReview   = "review"
+	SectionAudit    = "audit"
+	SectionPatch    = "patch"
 	SectionSize     = "size"
 )
 
@@ -93,7 +97,7 @@ func Build(in Input) (*Report, error) {
 	}
 	rep := &Report{Sections: map[string]string{}, Charts: map[string][]byte{}}
 	rep.Sections[SectionRun] = runSection(in.Results)
-	for _, build := range []func(Input, *Report) error{servingSection, dispatchSection, latencySection, reviewSection, sizeSection} {
+	for _, build := range []func(Input, *Report) error{servingSection, dispatchSection, latencySection, reviewSection, auditSection, patchSection, sizeSection} {
 		if err := build(in, rep); err != nil {
 			return nil, fmt.Errorf("report: %w", err)
 		}

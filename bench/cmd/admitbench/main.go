@@ -38,6 +38,8 @@ func run(args []string, stderr io.Writer) error {
 	docsOut := fs.String("docs-out", "", "where to write the updated docs (default: -docs itself)")
 	latency := fs.String("latency", "", "Go benchmark output of BenchmarkWebhookLatency (test/e2e) to report")
 	review := fs.String("review", "", "Go benchmark output of BenchmarkReviewThroughput (review) to report")
+	audit := fs.String("audit", "", "Go benchmark output of BenchmarkAudit100k (internal/cli) to report")
+	patch := fs.String("patch", "", "Go benchmark output of the patch benchmarks (package bench, -benchmem) to report")
 	binary := fs.String("binary", "", "the release binary (make release-binary) whose size to report")
 	symbols := fs.String("symbols", "", "an unstripped build of the release binary, to report what links what (needs -binary)")
 	dumpdep := fs.String("dumpdep", "", "the linker's -dumpdep output for that build, to report whether it drops unused methods (needs -binary)")
@@ -63,7 +65,7 @@ func run(args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	in, err := reportInput(results, *latency, *review, *binary, *symbols, *dumpdep)
+	in, err := reportInput(results, benchOutputs{latency: *latency, review: *review, audit: *audit, patch: *patch}, *binary, *symbols, *dumpdep)
 	if err != nil {
 		return err
 	}
@@ -126,30 +128,28 @@ func measure(ctx context.Context, smoke bool, resultsDir, profiles string, logge
 	return results, nil
 }
 
+// benchOutputs are the files of Go benchmark output the other steps of make bench write (empty
+// names: not given).
+type benchOutputs struct{ latency, review, audit, patch string }
+
 // reportInput is what the report is built from: the results, and the outputs of the other steps
 // of make bench given as files (empty names: not given).
-func reportInput(results *suite.Results, latency, review, binary, symbols, dumpdep string) (report.Input, error) {
+func reportInput(results *suite.Results, outputs benchOutputs, binary, symbols, dumpdep string) (report.Input, error) {
 	in := report.Input{Results: results}
-	if latency != "" {
-		data, err := os.ReadFile(latency)
-		if err != nil {
-			return in, fmt.Errorf("reading the latency benchmark's output: %w", err)
-		}
-		if in.Latency, err = report.ParseLatency(data); err != nil {
-			return in, fmt.Errorf("%s: %w", latency, err)
-		}
+	var err error
+	if in.Latency, err = parseOutput(outputs.latency, "the latency benchmark's output", report.ParseLatency); err != nil {
+		return in, err
 	}
-	if review != "" {
-		data, err := os.ReadFile(review)
-		if err != nil {
-			return in, fmt.Errorf("reading the review benchmark's output: %w", err)
-		}
-		if in.Review, err = report.ParseReview(data); err != nil {
-			return in, fmt.Errorf("%s: %w", review, err)
-		}
+	if in.Review, err = parseOutput(outputs.review, "the review benchmark's output", report.ParseReview); err != nil {
+		return in, err
+	}
+	if in.Audit, err = parseOutput(outputs.audit, "the audit benchmark's output", report.ParseAudit); err != nil {
+		return in, err
+	}
+	if in.Patch, err = parseOutput(outputs.patch, "the patch benchmarks' output", report.ParsePatch); err != nil {
+		return in, err
 	}
 	if binary != "" {
-		var err error
 		if in.Binary, err = report.ReadBinary(binary); err != nil {
 			return in, fmt.Errorf("the release binary: %w", err)
 		}
@@ -158,6 +158,22 @@ func reportInput(results *suite.Results, latency, review, binary, symbols, dumpd
 		}
 	}
 	return in, nil
+}
+
+// parseOutput reads the benchmark output in path with parse; nil when path is empty.
+func parseOutput[T any](path, what string, parse func([]byte) (*T, error)) (*T, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", what, err)
+	}
+	v, err := parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
 }
 
 // readLinking reads what the linker kept of the release binary, or nil when neither file is given.

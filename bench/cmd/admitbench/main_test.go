@@ -52,6 +52,15 @@ func TestReportOnlyRendersTheDocsPage(t *testing.T) {
 	if err := os.WriteFile(review, []byte("BenchmarkReviewThroughput/objects=10000/webhook=none-2 1 5 ns/op 800 cpu-µs/object 2000 objects/s 400 peak-rss-MiB 1.5 load1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	audit := filepath.Join(dir, "audit-100k.txt")
+	if err := os.WriteFile(audit, []byte("BenchmarkAudit100k-2 1 60000000000 ns/op 120 cpu-s/op 2.0 load1 100000 objects 1667 objects/s 150 peak-RSS-MiB\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	patch := filepath.Join(dir, "patch.txt")
+	if err := os.WriteFile(patch, []byte("BenchmarkDiff/pod-sidecar/admit-2 100 50000 ns/op 3 ops 62000 B/op 31 allocs/op\n"+
+		"BenchmarkDiff/pod-sidecar/gomodules-2 10 500000 ns/op 3 ops 250000 B/op 4434 allocs/op\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// Any Go binary has the build information the size section reads: the test's own.
 	binary, err := os.Executable()
 	if err != nil {
@@ -59,7 +68,7 @@ func TestReportOnlyRendersTheDocsPage(t *testing.T) {
 	}
 	out := filepath.Join(dir, "benchmarks.md")
 	var stderr bytes.Buffer
-	if err := run([]string{"-report-only", "-results", dir, "-docs", docs, "-docs-out", out, "-latency", latency, "-review", review, "-binary", binary}, &stderr); err != nil {
+	if err := run([]string{"-report-only", "-results", dir, "-docs", docs, "-docs-out", out, "-latency", latency, "-review", review, "-audit", audit, "-patch", patch, "-binary", binary}, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	page, err := os.ReadFile(out)
@@ -67,7 +76,8 @@ func TestReportOnlyRendersTheDocsPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"| admit | 1000 | 1.00× |", "| admit `dispatch` | 1000 µs |", "| mutating | 2.00 ms | 3.00 ms | +0.500 ms |", "## Patch generation",
-		"| no webhook | 10000 | 2000 | 800 µs | 400 MiB |", "The release binary, `bin/linux/admit`"} {
+		"| no webhook | 10000 | 2000 | 800 µs | 400 MiB |", "The release binary, `bin/linux/admit`",
+		"| 100,000 | 120 CPU-s | 60.0 s | 1670 | 150 MiB |", "| Diff | pod-sidecar | gomodules | 500 µs | 4434 | 244 KiB | 3 | 10.0× |"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("the rendered page lacks %q", want)
 		}
@@ -97,6 +107,8 @@ func TestBadInvocations(t *testing.T) {
 		{"no saved results", []string{"-report-only", "-results", t.TempDir()}, "reading the last results"},
 		{"missing latency file", []string{"-report-only", "-results", savedResults(t), "-latency", "/nonexistent/e2e.txt"}, "reading the latency benchmark's output"},
 		{"missing review file", []string{"-report-only", "-results", savedResults(t), "-review", "/nonexistent/review.txt"}, "reading the review benchmark's output"},
+		{"missing audit file", []string{"-report-only", "-results", savedResults(t), "-audit", "/nonexistent/audit.txt"}, "reading the audit benchmark's output"},
+		{"missing patch file", []string{"-report-only", "-results", savedResults(t), "-patch", "/nonexistent/patch.txt"}, "reading the patch benchmarks' output"},
 		{"missing binary", []string{"-report-only", "-results", savedResults(t), "-binary", "/nonexistent/admit"}, "the release binary"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
