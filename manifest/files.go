@@ -179,34 +179,53 @@ func (in *Inputs) Open(f File) (io.ReadCloser, error) {
 	return io.NopCloser(in.Options.Stdin), nil
 }
 
-// Spool copies standard input, when an input reads it, to a temporary file, so that the inputs
-// can be read more than once (a first pass for the state, a second for the objects). remove
-// deletes the copy.
+// Spool copies standard input, and any file that is not a regular one (a pipe, as
+// "-f <(kustomize build)" gives), to temporary files, so that the inputs can be read more than
+// once (a first pass for the state, a second for the objects). remove deletes the copies.
 func (in *Inputs) Spool() (remove func(), err error) {
-	remove = func() {}
+	var spooled []string
+	remove = func() {
+		for _, name := range spooled {
+			os.Remove(name)
+		}
+	}
 	for i := range in.List {
 		for j, f := range in.List[i].Files {
 			if f.Path != "-" {
-				continue
+				if info, err := os.Stat(f.Path); err != nil || info.Mode().IsRegular() {
+					continue // a file read again as it is; one that cannot be read says so then
+				}
 			}
-			r, err := in.Open(f)
+			name, err := in.spoolFile(f)
+			if name != "" {
+				spooled = append(spooled, name)
+			}
 			if err != nil {
 				return remove, err
 			}
-			tmp, err := os.CreateTemp("", "admit-stdin-*")
-			if err != nil {
-				return remove, err
-			}
-			remove = func() { os.Remove(tmp.Name()) }
-			_, err = io.Copy(tmp, r)
-			if cerr := tmp.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return remove, fmt.Errorf("reading standard input: %w", err)
-			}
-			in.List[i].Files[j].Path = tmp.Name()
+			in.List[i].Files[j].Path = name
 		}
 	}
 	return remove, nil
+}
+
+// spoolFile copies one file of the inputs to a temporary file, and names it.
+func (in *Inputs) spoolFile(f File) (string, error) {
+	r, err := in.Open(f)
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	tmp, err := os.CreateTemp("", "admit-input-*")
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", f.Name, err)
+	}
+	_, err = io.Copy(tmp, r)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return tmp.Name(), fmt.Errorf("reading %s: %w", f.Name, err)
+	}
+	return tmp.Name(), nil
 }

@@ -22,23 +22,33 @@ func (in *Inputs) ReadFile(f File) ([]Object, error) {
 // them — and then no object is returned.
 func (in *Inputs) Read() ([]Object, error) {
 	var objects []Object
+	if err := in.Scan(func(o Object) { objects = append(objects, o) }); err != nil {
+		return nil, err
+	}
+	return objects, nil
+}
+
+// Scan calls fn with every object of the inputs, in order, reading a batch of documents at a
+// time as Each does, and goes on past problems to report every one as Read does: a first pass
+// over an input too large to hold, which finds every problem before anything is printed. On
+// error, fn has seen the objects that read, and what it made of them is to be dropped.
+func (in *Inputs) Scan(fn func(Object)) error {
 	var errs []error
 	check := newKustomizeCheck(in.Options.Command)
 	for _, input := range in.List {
 		read := 0
 		for _, f := range input.Files {
-			found, err := in.ReadFile(f)
+			n, err := in.scanFile(f, func(o Object) {
+				check.Add(o)
+				fn(o)
+			})
 			if err != nil {
 				errs = append(errs, err)
 				read = -1
 				continue
 			}
-			for _, o := range found {
-				check.Add(o)
-			}
-			objects = append(objects, found...)
 			if read >= 0 {
-				read += len(found)
+				read += n
 			}
 		}
 		if read == 0 {
@@ -49,10 +59,18 @@ func (in *Inputs) Read() ([]Object, error) {
 	if err := check.Err(); err != nil {
 		errs = append(errs, err)
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	return errors.Join(errs...)
+}
+
+// scanFile calls fn with each object of one file, and reports every problem of the file as
+// ReadFile does; n counts the objects.
+func (in *Inputs) scanFile(f File, fn func(Object)) (n int, err error) {
+	rc, err := in.Open(f)
+	if err != nil {
+		return 0, err
 	}
-	return objects, nil
+	defer rc.Close()
+	return scanAll(NewReader(f.Name, rc), fn)
 }
 
 // Each calls fn with every object of the inputs, in order, reading a batch of documents at a

@@ -152,6 +152,15 @@ func Parse(name string, data []byte) ([]Object, error) {
 // readAll reads every object of r; on error, none, and every problem.
 func readAll(r *Reader) ([]Object, error) {
 	var objects []Object
+	if _, err := scanAll(r, func(o Object) { objects = append(objects, o) }); err != nil {
+		return nil, err
+	}
+	return objects, nil
+}
+
+// scanAll calls fn with every object of r that reads, and returns every problem, the template
+// hint last; n counts the objects.
+func scanAll(r *Reader, fn func(Object)) (n int, err error) {
 	var errs []error
 	for {
 		obj, err := r.Next()
@@ -162,15 +171,16 @@ func readAll(r *Reader) ([]Object, error) {
 			errs = append(errs, err)
 			continue
 		}
-		objects = append(objects, obj)
+		n++
+		fn(obj)
 	}
 	if len(errs) > 0 {
 		if hint := r.TemplateHint(); hint != nil {
 			errs = append(errs, hint)
 		}
-		return nil, errors.Join(errs...)
+		return n, errors.Join(errs...)
 	}
-	return objects, nil
+	return n, nil
 }
 
 // forEachParallel calls f for 0 to n-1 on as many goroutines as the process may run at once,

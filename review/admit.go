@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/admitkit/admit/chain"
 	"github.com/admitkit/admit/dispatch"
@@ -29,7 +30,11 @@ func (s *Session) Admit(ctx context.Context, outcomes []*Outcome) error {
 	if len(runnable) == 0 {
 		return nil
 	}
-	d, closeChain, err := s.pipeline(ctx, runnable)
+	var namespaces []string
+	if !s.cfg.CompleteState {
+		namespaces = Namespaces(runnable)
+	}
+	d, closeChain, err := s.pipeline(ctx, reviewedState(runnable), namespaces)
 	if err != nil {
 		return err
 	}
@@ -54,8 +59,10 @@ type admitter interface {
 }
 
 // pipeline builds what admits the requests: the webhooks, and the chain's steps around them
-// unless WebhooksOnly (chain.Steps.Pipeline). close stops the chain.
-func (s *Session) pipeline(ctx context.Context, outcomes []*Outcome) (_ admitter, close func(), err error) {
+// unless WebhooksOnly (chain.Steps.Pipeline). reviewed are the reviewed objects the others'
+// admission reads (reviewedState); namespaces, those the reviewed objects live in, exist unless
+// the state is whole (then the caller gives none). close stops the chain.
+func (s *Session) pipeline(ctx context.Context, reviewed []*unstructured.Unstructured, namespaces []string) (_ admitter, close func(), err error) {
 	opts := dispatch.Options{
 		Mutating: s.cfg.Mutating, Validating: s.cfg.Validating, Resources: s.mapper,
 		Conditions: celconditions.Compiler(nil), ServiceResolver: s.cfg.ServiceResolver, Transport: s.cfg.Transport,
@@ -63,7 +70,7 @@ func (s *Session) pipeline(ctx context.Context, outcomes []*Outcome) (_ admitter
 	}
 	if s.cfg.WebhooksOnly {
 		opts.Namespaces = s.staticNamespaces()
-		authz, err := chain.NewAuthorizer(s.state(outcomes))
+		authz, err := chain.NewAuthorizer(s.state(reviewed))
 		if err != nil {
 			return nil, nil, fmt.Errorf("the cluster state: %w", err)
 		}
@@ -78,15 +85,10 @@ func (s *Session) pipeline(ctx context.Context, outcomes []*Outcome) (_ admitter
 		}
 		return d, func() {}, nil
 	}
-	// The reviewed objects' namespaces exist unless the state is known to be whole.
-	var assumedNamespaces []string
-	if !s.cfg.CompleteState {
-		assumedNamespaces = Namespaces(outcomes)
-	}
 	// One moment for the whole run: every object created at it, whatever the order.
 	now := s.cfg.Now()
 	c, err := chain.New(ctx, chain.Config{
-		Objects: s.state(outcomes), Namespaces: assumedNamespaces, CRDs: s.crds, Conversion: s.conversion(),
+		Objects: s.state(reviewed), Namespaces: namespaces, CRDs: s.crds, Conversion: s.conversion(),
 		FieldManager: s.cfg.FieldManager, ServiceCIDR: s.cfg.APIServer.ServiceCIDR,
 		DisallowPrivileged:     s.cfg.APIServer.DisallowPrivileged,
 		EnableAdmissionPlugins: s.cfg.APIServer.EnableAdmissionPlugins, DisableAdmissionPlugins: s.cfg.APIServer.DisableAdmissionPlugins,

@@ -3,10 +3,9 @@ package review
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
-
-	"github.com/admitkit/admit/engine"
 )
 
 // Batches admits objects a batch at a time with one chain and one dispatcher, built once for
@@ -33,14 +32,12 @@ var ErrClosed = errors.New("review: the batches are closed")
 // name label and a default ServiceAccount, unless the Config gives it or says its state is
 // complete (then a namespace it lacks is the apiserver's 404). Close the Batches when done.
 func (s *Session) Batches(ctx context.Context, namespaces []string) (*Batches, error) {
-	// The chain is built as Admit builds it, for outcomes that stand for the whole run: one
-	// request per namespace, without an object, so that each namespace exists and nothing is
-	// applied as the batch's state.
-	standIns := make([]*Outcome, len(namespaces))
-	for i, ns := range namespaces {
-		standIns[i] = &Outcome{Request: &engine.Request{Namespace: ns}}
+	// The chain is built as Admit builds it, with nothing applied as the batches' own state.
+	if s.cfg.CompleteState {
+		namespaces = nil
 	}
-	d, closeChain, err := s.pipeline(ctx, standIns)
+	namespaces = slices.Compact(slices.Sorted(slices.Values(namespaces)))
+	d, closeChain, err := s.pipeline(ctx, nil, namespaces)
 	if err != nil {
 		return nil, err
 	}
@@ -84,12 +81,18 @@ func (s *Session) admitAll(ctx context.Context, d admitter, outcomes []*Outcome,
 				}
 				wg.Done()
 			}()
-			reviewCtx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
-			defer cancel()
-			start := s.cfg.Now()
-			o.Result, o.Err = d.Admit(reviewCtx, o.Request)
-			o.Took = s.cfg.Now().Sub(start)
+			s.admitOne(ctx, d, o)
 		}()
 	}
 	wg.Wait()
+}
+
+// admitOne admits one outcome's request with d under the Config's timeout; its result, or the
+// error of a failed admission, stays at the outcome.
+func (s *Session) admitOne(ctx context.Context, d admitter, o *Outcome) {
+	reviewCtx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	start := s.cfg.Now()
+	o.Result, o.Err = d.Admit(reviewCtx, o.Request)
+	o.Took = s.cfg.Now().Sub(start)
 }

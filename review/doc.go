@@ -21,8 +21,14 @@
 //	admit.go       Admit: the chain and the dispatcher built once, every request admitted with
 //	               bounded concurrency, each result at its object's place
 //	batches.go     Batches: the same built once for a run too large to hold, a batch at a time
-//	text.go        Outcome.WriteText, WriteTexts, WriteSummary: reviews for people
+//	stream.go      Source, Survey, Stream: an input too large to hold, read a document at a
+//	               time — surveyed, then its requests, then each object admitted and handed on
+//	               in input order — with the outcomes Review gives
+//	text.go        Outcome.WriteText: one review for people
+//	textwriter.go  TextWriter, SummaryWriter (WriteTexts, WriteSummary): several, as decided
+//	spool.go       what a summary holds until its columns' widths are known, on disk when large
 //	list.go        Single, List: reviews as `admit review -o json|yaml` prints them
+//	listwriter.go  ListWriter: a List written an entry at a time, the bytes of the whole
 //
 // A review is deterministic: the same inputs give the same results whatever the concurrency —
 // created objects' uids are derived from the object, creation times are one moment per run,

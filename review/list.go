@@ -42,21 +42,26 @@ type Entry struct {
 func ListOf(outcomes []*Outcome) List {
 	out := List{APIVersion: "v1", Kind: "List", Items: make([]Entry, len(outcomes))}
 	for i, r := range outcomes {
-		e := Entry{Source: r.Source, Result: r.Result}
-		switch {
-		case r.Request != nil:
-			e.Operation, e.Kind, e.Namespace, e.Name = r.Request.Operation, r.Request.Kind.Kind, r.Request.Namespace, r.Name()
-		case r.Object != nil:
-			// Not reviewed: still say which object it is.
-			e.Kind, e.Namespace, e.Name = r.Object.GetKind(), r.Object.GetNamespace(), r.Object.GetName()
-		}
-		if r.Err != nil {
-			e.Error = r.Err.Error()
-		}
-		e.Skipped = r.Skipped
-		out.Items[i] = e
+		out.Items[i] = entryOf(r)
 	}
 	return out
+}
+
+// entryOf is an outcome's entry of a List.
+func entryOf(r *Outcome) Entry {
+	e := Entry{Source: r.Source, Result: r.Result}
+	switch {
+	case r.Request != nil:
+		e.Operation, e.Kind, e.Namespace, e.Name = r.Request.Operation, r.Request.Kind.Kind, r.Request.Namespace, r.Name()
+	case r.Object != nil:
+		// Not reviewed: still say which object it is.
+		e.Kind, e.Namespace, e.Name = r.Object.GetKind(), r.Object.GetNamespace(), r.Object.GetName()
+	}
+	if r.Err != nil {
+		e.Error = r.Err.Error()
+	}
+	e.Skipped = r.Skipped
+	return e
 }
 
 // WriteAssumed says, after a review's text, what it took for granted about the cluster

@@ -61,6 +61,35 @@ func (r *resolved) key() objectKey {
 // their old objects by kind, namespace and name. A problem with one object is kept in its
 // Outcome (the others are still reviewed); a problem with the olds or w is returned.
 func (s *Session) Requests(objects, olds []Input, w Write) ([]*Outcome, error) {
+	b, err := s.newBuilder(olds, w)
+	if err != nil {
+		return nil, err
+	}
+	outcomes := make([]*Outcome, len(objects))
+	for i, in := range objects {
+		outcomes[i] = b.build(in)
+	}
+	if err := b.unusedOld(); err != nil {
+		return nil, err
+	}
+	return outcomes, nil
+}
+
+// builder builds the requests of a run's objects one at a time, in input order, pairing each
+// with its old object: what Requests does for objects held at once and a Stream for objects
+// read one at a time.
+type builder struct {
+	s        *Session
+	w        Write
+	op       admissionv1.Operation
+	oldByKey map[objectKey]*resolved
+	oldOrder []objectKey
+	// used are the old objects an object was paired with.
+	used map[objectKey]bool
+}
+
+// newBuilder checks w and the olds, and resolves the olds.
+func (s *Session) newBuilder(olds []Input, w Write) (*builder, error) {
 	op := admissionv1.Operation(strings.ToUpper(string(w.Operation)))
 	switch op {
 	case "", admissionv1.Create, admissionv1.Update, admissionv1.Delete, admissionv1.Connect:
@@ -79,62 +108,65 @@ func (s *Session) Requests(objects, olds []Input, w Write) ([]*Outcome, error) {
 	if w.FieldManager == "" {
 		w.FieldManager = s.cfg.FieldManager
 	}
-
-	oldByKey := map[objectKey]*resolved{}
-	var oldOrder []objectKey
+	b := &builder{s: s, w: w, op: op, oldByKey: map[objectKey]*resolved{}, used: map[objectKey]bool{}}
 	for _, in := range olds {
 		old, err := s.resolve(in, w)
 		if err != nil {
 			return nil, err
 		}
 		k := old.key()
-		if first, dup := oldByKey[k]; dup {
+		if first, dup := b.oldByKey[k]; dup {
 			return nil, fmt.Errorf("%s: %s is in %s twice (first at %s)", in.Source, k, s.cfg.Terms.OldObjects, first.Source)
 		}
-		oldByKey[k] = old
-		oldOrder = append(oldOrder, k)
+		b.oldByKey[k] = old
+		b.oldOrder = append(b.oldOrder, k)
 	}
+	return b, nil
+}
 
-	used := map[objectKey]bool{}
-	outcomes := make([]*Outcome, len(objects))
-	for i, in := range objects {
-		o := &Outcome{Source: in.Source, Object: in.Object}
-		outcomes[i] = o
-		if body, parent, ok := s.subresourceBody(in, w, oldByKey); ok {
-			// The subresource's own kind (a Scale, an Eviction, a Binding), on its parent.
-			if parent != nil {
-				used[parent.key()] = true
-			}
-			o.Request, o.Err = s.subresourceRequest(body, parent, op, w)
-			continue
+// build is one object's Outcome: its request, or why it has none.
+func (b *builder) build(in Input) *Outcome {
+	s, w, op := b.s, b.w, b.op
+	o := &Outcome{Source: in.Source, Object: in.Object}
+	if body, parent, ok := s.subresourceBody(in, w, b.oldByKey); ok {
+		// The subresource's own kind (a Scale, an Eviction, a Binding), on its parent.
+		if parent != nil {
+			b.used[parent.key()] = true
 		}
-		obj, err := s.resolve(in, w)
-		var missing *missingCRDError
-		switch {
-		case errors.As(err, &missing) && s.cfg.SkipMissingCRDs:
-			o.Skipped = strings.TrimPrefix(missing.Error(), in.Source+": ")
-			continue
-		case err != nil:
-			o.Err = err
-			continue
-		}
-		old := oldByKey[obj.key()]
-		if old != nil {
-			used[obj.key()] = true
-		}
-		o.Request, o.Err = s.request(obj, old, op, w)
-		if o.Err == nil && w.SubResource == "scale" {
-			// The changed parent stands for the Scale a client sends: its replicas on the
-			// stored parent's Scale.
-			o.Request, o.Err = s.scaleFromParent(o.Request, obj, old)
+		o.Request, o.Err = s.subresourceRequest(body, parent, op, w)
+		return o
+	}
+	obj, err := s.resolve(in, w)
+	var missing *missingCRDError
+	switch {
+	case errors.As(err, &missing) && s.cfg.SkipMissingCRDs:
+		o.Skipped = strings.TrimPrefix(missing.Error(), in.Source+": ")
+		return o
+	case err != nil:
+		o.Err = err
+		return o
+	}
+	old := b.oldByKey[obj.key()]
+	if old != nil {
+		b.used[obj.key()] = true
+	}
+	o.Request, o.Err = s.request(obj, old, op, w)
+	if o.Err == nil && w.SubResource == "scale" {
+		// The changed parent stands for the Scale a client sends: its replicas on the stored
+		// parent's Scale.
+		o.Request, o.Err = s.scaleFromParent(o.Request, obj, old)
+	}
+	return o
+}
+
+// unusedOld is the error for the first old object no object was paired with.
+func (b *builder) unusedOld() error {
+	for _, k := range b.oldOrder {
+		if !b.used[k] {
+			return fmt.Errorf("%s: %s is in %s but not among the objects to review (an UPDATE pairs objects of the same kind, namespace and name)", b.oldByKey[k].Source, k, b.s.cfg.Terms.OldObjects)
 		}
 	}
-	for _, k := range oldOrder {
-		if !used[k] {
-			return nil, fmt.Errorf("%s: %s is in %s but not among the objects to review (an UPDATE pairs objects of the same kind, namespace and name)", oldByKey[k].Source, k, s.cfg.Terms.OldObjects)
-		}
-	}
-	return outcomes, nil
+	return nil
 }
 
 // resolve finds an object's resource and namespace, and checks it decodes as its kind.

@@ -66,8 +66,9 @@ func collectCRDs(cfg Config, objects []Input) ([]*apiextensionsv1.CustomResource
 }
 
 // state is what the chain is given of the cluster: the given state (which wins), the policies,
-// what was read from the cluster, and the reviewed objects other objects' admission reads.
-func (s *Session) state(outcomes []*Outcome) []runtime.Object {
+// what was read from the cluster, and reviewed, the reviewed objects other objects' admission
+// reads (reviewedState).
+func (s *Session) state(reviewed []*unstructured.Unstructured) []runtime.Object {
 	type key struct{ gk, namespace, name string }
 	seen := map[key]bool{}
 	var out []runtime.Object
@@ -88,21 +89,37 @@ func (s *Session) state(outcomes []*Outcome) []runtime.Object {
 	for _, obj := range s.cfg.Live {
 		add(obj)
 	}
-	// The objects under review that the admission of the others reads, as if the whole input
-	// were applied together: a Namespace, ServiceAccount or LimitRange in the input exists for
-	// the other objects' admission.
+	for _, obj := range reviewed {
+		add(obj)
+	}
+	return out
+}
+
+// reviewedState picks the objects under review that the admission of the others reads, as if
+// the whole input were applied together: a Namespace, ServiceAccount or LimitRange in the input
+// exists for the other objects' admission.
+func reviewedState(outcomes []*Outcome) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
 	for _, o := range outcomes {
-		if o.Err != nil || o.Object == nil || !resources.IsState(o.Object.GroupVersionKind().GroupKind()) {
-			continue
-		}
-		switch o.Request.Operation {
-		case "CREATE", "UPDATE", "DELETE":
-			// Written, or being deleted: either way it exists, as given, for the others (and
-			// a Namespace being deleted has its own labels, not only its name label).
-			add(o.Object.DeepCopy())
+		if obj := stateOf(o); obj != nil {
+			out = append(out, obj)
 		}
 	}
 	return out
+}
+
+// stateOf is the object of an outcome that the admission of the others reads, or nil.
+func stateOf(o *Outcome) *unstructured.Unstructured {
+	if o.Err != nil || o.Request == nil || o.Object == nil || !resources.IsState(o.Object.GroupVersionKind().GroupKind()) {
+		return nil
+	}
+	switch o.Request.Operation {
+	case "CREATE", "UPDATE", "DELETE":
+		// Written, or being deleted: either way it exists, as given, for the others (and a
+		// Namespace being deleted has its own labels, not only its name label).
+		return o.Object.DeepCopy()
+	}
+	return nil
 }
 
 // Namespaces lists the namespaces the requests of outcomes live in, sorted: they exist, as the

@@ -244,34 +244,6 @@ func detail(h engine.Row) string {
 	return s
 }
 
-// WriteTexts writes each object's review under a heading naming it, then a summary line.
-func WriteTexts(w io.Writer, outcomes []*Outcome, opts TextOptions) error {
-	var c counts
-	for i, r := range outcomes {
-		if i > 0 {
-			fmt.Fprintln(w)
-		}
-		heading := r.Source
-		if r.Request != nil {
-			heading = fmt.Sprintf("%s %s %s (%s)", r.Request.Operation, r.Request.Kind.Kind, qualifiedName(r), r.Source)
-		}
-		fmt.Fprintf(w, "=== %s\n", heading)
-		c.add(r)
-		switch {
-		case r.Err != nil:
-			fmt.Fprintf(w, "NOT REVIEWED: %v\n", r.Err)
-		case r.Skipped != "":
-			fmt.Fprintf(w, "SKIPPED: %s\n", r.Skipped)
-		default:
-			if err := r.WriteText(w, opts); err != nil {
-				return err
-			}
-		}
-	}
-	_, err := fmt.Fprintf(w, "\n%s\n", c.String(len(outcomes), false))
-	return err
-}
-
 // counts are the decisions of several reviews.
 type counts struct{ admitted, rejected, failed, skipped, warned, open int }
 
@@ -324,40 +296,32 @@ func qualifiedName(r *Outcome) string {
 	return name
 }
 
-// WriteSummary writes one line per object — the decision, the object, and why it was
-// rejected, failed open, skipped or not reviewed — then the totals: what a large input needs to
-// be read.
-func WriteSummary(w io.Writer, outcomes []*Outcome, opts TextOptions) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "DECISION\tOPERATION\tOBJECT\tSOURCE\tDETAIL")
-	var c counts
-	for _, r := range outcomes {
-		c.add(r)
-		fmt.Fprintln(tw, summaryLine(r, opts.paint))
+// summaryLine is one object's line of a summary, its columns separated by tabs; no column holds
+// a tab or a line break (summaryCell).
+func summaryLine(r *Outcome, paint func(code, s string) string) string {
+	cells := summaryRow(r, paint)
+	for i, c := range cells {
+		cells[i] = summaryCell(c)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintf(w, "\n%s\n", c.String(len(outcomes), true))
-	return err
+	return strings.Join(cells[:], "\t")
 }
 
-// summaryLine is one object's line of a summary, its columns separated by tabs.
-func summaryLine(r *Outcome, paint func(code, s string) string) string {
+// summaryRow is one object's columns in a summary.
+func summaryRow(r *Outcome, paint func(code, s string) string) [5]string {
 	if r.Err != nil || r.Skipped != "" {
 		object := ""
 		if r.Object != nil {
 			object = r.Object.GetKind() + " " + r.Object.GetName()
 		}
 		if r.Err != nil {
-			return fmt.Sprintf("%s\t\t%s\t%s\t%s", paint(ansiBold+ansiRed, "NOT REVIEWED"), object, r.Source, words.OneLine(r.Err.Error()))
+			return [5]string{paint(ansiBold+ansiRed, "NOT REVIEWED"), "", object, r.Source, words.OneLine(r.Err.Error())}
 		}
-		return fmt.Sprintf("%s\t\t%s\t%s\t%s", "skipped", object, r.Source, words.OneLine(r.Skipped))
+		return [5]string{"skipped", "", object, r.Source, words.OneLine(r.Skipped)}
 	}
 	object := r.Request.Kind.Kind + " " + qualifiedName(r)
 	if !r.Result.Allowed {
-		return fmt.Sprintf("%s\t%s\t%s\t%s\t%d %s", paint(ansiBold+ansiRed, "REJECTED"), r.Request.Operation, object, r.Source,
-			r.Result.Status.Code, words.OneLine(r.Result.Status.Message))
+		return [5]string{paint(ansiBold+ansiRed, "REJECTED"), string(r.Request.Operation), object, r.Source,
+			fmt.Sprintf("%d %s", r.Result.Status.Code, words.OneLine(r.Result.Status.Message))}
 	}
 	detail := ""
 	if n := len(r.Result.Warnings); n > 0 {
@@ -367,7 +331,7 @@ func summaryLine(r *Outcome, paint func(code, s string) string) string {
 		// Admitted without a webhook's answer: what a reader of one line must see first.
 		detail = fmt.Sprintf("%s failed open: %s: %s", words.Plural(len(rows), callNoun(rows[0].Type), callNoun(rows[0].Type)+"s"), rows[0].Name, words.OneLine(rows[0].Reason))
 	}
-	return fmt.Sprintf("%s\t%s\t%s\t%s\t%s", paint(ansiGreen, "admitted"), r.Request.Operation, object, r.Source, detail)
+	return [5]string{paint(ansiGreen, "admitted"), string(r.Request.Operation), object, r.Source, detail}
 }
 
 // callNoun names what a failed-open row is: a webhook, or an admission policy's binding.

@@ -1,12 +1,12 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/yaml"
+
+	"github.com/admitkit/admit/internal/structured"
 )
 
 // Output formats every command that prints results accepts with -o.
@@ -34,20 +34,5 @@ func checkOutput(format string) error {
 
 // writeStructured prints v as indented JSON or as YAML.
 func writeStructured(w io.Writer, format string, v any) error {
-	switch format {
-	case outputJSON:
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		// Output for people and scripts, not for embedding in HTML: "<stdin>" stays readable.
-		enc.SetEscapeHTML(false)
-		return enc.Encode(v)
-	case outputYAML:
-		b, err := yaml.Marshal(v)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(b)
-		return err
-	}
-	return fmt.Errorf("writeStructured: unsupported format %q", format)
+	return structured.Write(w, format, v)
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -16,7 +17,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 
 	"github.com/admitkit/admit/internal/words"
-	"github.com/admitkit/admit/resources"
+	"github.com/admitkit/admit/manifest"
 	"github.com/admitkit/admit/review"
 )
 
@@ -159,17 +160,6 @@ func (o *reviewOptions) addFlags(cmd *cobra.Command) {
 	_ = cmd.RegisterFlagCompletionFunc("operation", fixedCompletion("CREATE", "UPDATE", "DELETE", "CONNECT"))
 }
 
-// reviewedPolicies counts the admission policies and bindings among the objects under review.
-func reviewedPolicies(outcomes []*review.Outcome) int {
-	n := 0
-	for _, o := range outcomes {
-		if o.Object != nil && resources.IsPolicy(o.Object.GroupVersionKind().GroupKind()) {
-			n++
-		}
-	}
-	return n
-}
-
 func (o *reviewOptions) run(ctx context.Context, streams Streams) error {
 	if err := checkOutput(o.output); err != nil {
 		return err
@@ -180,7 +170,18 @@ func (o *reviewOptions) run(ctx context.Context, streams Streams) error {
 	if len(o.files) == 0 {
 		return badInput(errors.New("nothing to review: give objects with -f FILE|DIR|- or as arguments"))
 	}
-	objects, err := readObjects(o.files, o.recursive, streams.In)
+	// The objects are read a document at a time, three times (see review.Stream): standard
+	// input is kept in a temporary file to be read again.
+	in, err := manifest.Expand(o.files, manifest.Options{Recursive: o.recursive, Stdin: streams.In, Command: "admit review -f -"})
+	if err != nil {
+		return badInput(err)
+	}
+	remove, err := in.Spool()
+	defer remove()
+	if err != nil {
+		return badInput(err)
+	}
+	survey, err := review.SurveyOf(review.ManifestSource(in))
 	if err != nil {
 		return badInput(err)
 	}
@@ -188,35 +189,27 @@ func (o *reviewOptions) run(ctx context.Context, streams Streams) error {
 	if err != nil {
 		return badInput(err)
 	}
-	cfg, closeWebhooks, err := o.sessionConfig(ctx, streams, objects, nil)
+	cfg, closeWebhooks, err := o.sessionConfig(ctx, streams, survey.Namespaces(o.namespace), nil)
 	if err != nil {
 		return err
 	}
 	defer closeWebhooks()
 	var done progress
-	cfg.Progress = func(n, total int) { done.done.Store(int64(n)); done.total.Store(int64(total)) }
-	session, err := review.New(cfg, objects)
+	done.total.Store(int64(survey.Len()))
+	cfg.Progress = func(n, _ int) { done.done.Store(int64(n)) }
+	stream, err := review.NewStream(cfg, survey, olds, o.write())
 	if err != nil {
 		return badInput(err)
 	}
-	outcomes, err := session.Requests(objects, olds, o.write())
-	if err != nil {
-		return badInput(err)
-	}
-	if n := reviewedPolicies(outcomes); n > 0 {
+	if n := survey.Policies(); n > 0 {
 		// A policy applied with the objects may or may not be enforced on them (the apiserver
 		// takes it up asynchronously): reviewed, it is not applied to the others.
 		fmt.Fprintf(streams.Err, "note: the objects include %s, reviewed as objects: to apply them to the others, give them with --webhooks\n",
 			words.Plural(n, "admission policy or binding", "admission policies and bindings"))
 	}
-	done.total.Store(int64(len(outcomes)))
 	stop := showProgress(o.progress, &done)
-	err = session.Admit(ctx, outcomes)
-	stop()
-	if err != nil {
-		return badInput(err)
-	}
-	return o.report(streams, outcomes, session.Assumed())
+	defer stop()
+	return o.report(ctx, streams, stream, survey.Len(), stop)
 }
 
 // write is how the flags say the objects are written.
@@ -242,74 +235,146 @@ func showProgress(w io.Writer, p *progress) (stop func()) {
 	if w == nil {
 		return func() {}
 	}
-	return progressLine(w, func(elapsed time.Duration) string {
+	// Stopped when the first review is printed and again at the end: once is what counts.
+	return sync.OnceFunc(progressLine(w, func(elapsed time.Duration) string {
 		return fmt.Sprintf("reviewing: %d of %d objects (%s)", p.done.Load(), p.total.Load(), elapsed.Round(time.Second))
-	})
+	}))
 }
 
-// report prints the reviews and returns the exit status: the worst of the objects' outcomes.
-// assumed says what the chain assumed of the cluster.
-func (o *reviewOptions) report(streams Streams, outcomes []*review.Outcome, assumed []string) error {
+// report reviews the stream's n objects and prints each review as it is decided, then returns
+// the exit status: the worst of the objects' outcomes. stopProgress clears the progress line
+// before anything is printed.
+func (o *reviewOptions) report(ctx context.Context, streams Streams, stream *review.Stream, n int, stopProgress func()) error {
 	text := review.TextOptions{Color: useColor(o.color, streams.Out), Verbose: o.verbose}
-	if len(outcomes) == 1 && !o.list && !o.summary && outcomes[0].Skipped == "" {
-		r := outcomes[0]
-		if r.Err != nil {
-			return badInput(r.Err)
+	var exit exitTally
+	if n == 1 && !o.list && !o.summary {
+		var one *review.Outcome
+		if err := stream.Review(ctx, func(r *review.Outcome) error { one = r; return nil }); err != nil {
+			return badInput(err)
 		}
-		var err error
-		if o.output == outputText {
-			if err = r.WriteText(streams.Out, text); err == nil {
-				review.WriteAssumed(streams.Out, assumed)
-			}
-		} else {
-			err = writeStructured(streams.Out, o.output, review.Single{Result: r.Result, Assumed: assumed})
+		stopProgress()
+		if one.Skipped == "" {
+			return o.reportOne(streams, one, stream.Assumed(), text)
 		}
+		w, err := o.outcomeWriter(streams.Out, text)
 		if err != nil {
 			return err
 		}
-		if !r.Result.Allowed {
-			return &exitError{code: ExitRejected, err: errors.New("")}
+		exit.add(one)
+		if err := w.Write(one); err != nil {
+			return err
 		}
-		return nil
+		return o.finish(streams, w, stream.Assumed(), exit)
+	}
+	w, err := o.outcomeWriter(streams.Out, text)
+	if err != nil {
+		return err
+	}
+	if d, ok := w.(interface{ Discard() }); ok {
+		defer d.Discard()
+	}
+	var writeErr error
+	err = stream.Review(ctx, func(r *review.Outcome) error {
+		if !o.summary || o.output != outputText {
+			// Printed as decided: the progress line would be in its way. A summary is printed
+			// at the end.
+			stopProgress()
+		}
+		exit.add(r)
+		writeErr = w.Write(r)
+		return writeErr
+	})
+	stopProgress()
+	switch {
+	case writeErr != nil:
+		return writeErr
+	case err != nil:
+		return badInput(err)
+	}
+	return o.finish(streams, w, stream.Assumed(), exit)
+}
+
+// reportOne prints one object's review (not a List) and returns its exit status.
+func (o *reviewOptions) reportOne(streams Streams, r *review.Outcome, assumed []string, text review.TextOptions) error {
+	if r.Err != nil {
+		return badInput(r.Err)
 	}
 	var err error
-	switch {
-	case o.output != outputText:
-		err = writeStructured(streams.Out, o.output, review.ListOf(outcomes))
-		for _, a := range assumed {
-			fmt.Fprintf(streams.Err, "note: assumed %s\n", a)
-		}
-	case o.summary:
-		if err = review.WriteSummary(streams.Out, outcomes, text); err == nil {
+	if o.output == outputText {
+		if err = r.WriteText(streams.Out, text); err == nil {
 			review.WriteAssumed(streams.Out, assumed)
 		}
-	default:
-		if err = review.WriteTexts(streams.Out, outcomes, text); err == nil {
-			review.WriteAssumed(streams.Out, assumed)
-		}
+	} else {
+		err = writeStructured(streams.Out, o.output, review.Single{Result: r.Result, Assumed: assumed})
 	}
 	if err != nil {
 		return err
 	}
-	return exitOf(streams, outcomes)
+	if !r.Result.Allowed {
+		return &exitError{code: ExitRejected, err: errors.New("")}
+	}
+	return nil
 }
 
-// exitOf is the exit status of several reviews: the worst of their outcomes, each object that
-// could not be reviewed said on stderr.
-func exitOf(streams Streams, outcomes []*review.Outcome) error {
-	code := ExitOK
-	for _, r := range outcomes {
-		switch {
-		case r.Err != nil:
-			fmt.Fprintf(streams.Err, "admit: %v\n", r.Err)
-			code = ExitBadInput
-		case r.Skipped != "":
-		case !r.Result.Allowed && code == ExitOK:
-			code = ExitRejected
-		}
+// outcomeWriter writes several reviews as the flags say: a List (-o json|yaml), a summary, or
+// each review's text.
+type outcomeWriter interface {
+	Write(*review.Outcome) error
+	Close() error
+}
+
+func (o *reviewOptions) outcomeWriter(w io.Writer, text review.TextOptions) (outcomeWriter, error) {
+	switch {
+	case o.output != outputText:
+		return review.NewListWriter(w, o.output)
+	case o.summary:
+		return review.NewSummaryWriter(w, text), nil
 	}
-	if code != ExitOK {
-		return &exitError{code: code, err: errors.New("")}
+	return review.NewTextWriter(w, text), nil
+}
+
+// finish ends the output of several reviews — what was assumed of the cluster after the text,
+// or on stderr after a List — and returns the exit status, each object that could not be
+// reviewed said on stderr.
+func (o *reviewOptions) finish(streams Streams, w outcomeWriter, assumed []string, exit exitTally) error {
+	if err := w.Close(); err != nil {
+		return err
+	}
+	if o.output != outputText {
+		for _, a := range assumed {
+			fmt.Fprintf(streams.Err, "note: assumed %s\n", a)
+		}
+	} else {
+		review.WriteAssumed(streams.Out, assumed)
+	}
+	return exit.status(streams)
+}
+
+// exitTally is the exit status of several reviews as they are written: the worst of their
+// outcomes, and the errors of the objects that could not be reviewed (said on stderr at the end,
+// after the output).
+type exitTally struct {
+	code   int
+	errors []string
+}
+
+func (t *exitTally) add(r *review.Outcome) {
+	switch {
+	case r.Err != nil:
+		t.errors = append(t.errors, r.Err.Error())
+		t.code = ExitBadInput
+	case r.Skipped != "":
+	case !r.Result.Allowed && t.code == ExitOK:
+		t.code = ExitRejected
+	}
+}
+
+func (t *exitTally) status(streams Streams) error {
+	for _, e := range t.errors {
+		fmt.Fprintf(streams.Err, "admit: %s\n", e)
+	}
+	if t.code != ExitOK {
+		return &exitError{code: t.code, err: errors.New("")}
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -22,7 +21,7 @@ import (
 // the built-in webhooks), the cluster state of files and of --kubeconfig, the CRDs — into a
 // review.Config. caBundle, when not empty, is given to every webhook that has none (admit test's
 // generated CA). closeWebhooks stops the built-in webhooks. Its errors are ready to return.
-func (o *reviewOptions) sessionConfig(ctx context.Context, streams Streams, objects []review.Input, caBundle []byte) (_ review.Config, closeWebhooks func(), err error) {
+func (o *reviewOptions) sessionConfig(ctx context.Context, streams Streams, namespaces []string, caBundle []byte) (_ review.Config, closeWebhooks func(), err error) {
 	closeWebhooks = func() {}
 	cfg, err := o.baseConfig(caBundle)
 	if err != nil {
@@ -50,7 +49,7 @@ func (o *reviewOptions) sessionConfig(ctx context.Context, streams Streams, obje
 	if err := o.paths(streams).LoadState(&cfg); err != nil {
 		return review.Config{}, nil, badInput(err)
 	}
-	if cfg.Live, err = o.readLive(ctx, objects); err != nil {
+	if cfg.Live, err = o.readLive(ctx, namespaces); err != nil {
 		return review.Config{}, nil, err
 	}
 	return cfg, closeWebhooks, nil
@@ -98,8 +97,8 @@ func (o *reviewOptions) loadAdmission(flag string, paths []string, streams Strea
 
 // readLive reads, read-only, what admission reads of the cluster --kubeconfig names: its CRDs,
 // its Namespaces and classes, and the ServiceAccounts, LimitRanges and ResourceQuotas of the
-// objects' namespaces (never Secrets).
-func (o *reviewOptions) readLive(ctx context.Context, objects []review.Input) ([]*unstructured.Unstructured, error) {
+// objects' namespaces (review.Survey.Namespaces; never Secrets).
+func (o *reviewOptions) readLive(ctx context.Context, namespaces []string) ([]*unstructured.Unstructured, error) {
 	if o.kubeconfig == "" {
 		return nil, nil
 	}
@@ -111,30 +110,11 @@ func (o *reviewOptions) readLive(ctx context.Context, objects []review.Input) ([
 	if err != nil {
 		return nil, badInput(fmt.Errorf("--kubeconfig %s: %w", o.kubeconfig, err))
 	}
-	state, _, err := cluster.State(ctx, clusterstate.StateOptions{Namespaces: o.namespacesOf(objects)})
+	state, _, err := cluster.State(ctx, clusterstate.StateOptions{Namespaces: namespaces})
 	if err != nil {
 		return nil, fmt.Errorf("reading the cluster state of %s: %w", cluster.Host, err)
 	}
 	return state, nil
-}
-
-// namespacesOf lists the namespaces the objects name, or -n's for those that name none: where
-// their service accounts and limits are read (a cluster-scoped object's adds a harmless read).
-func (o *reviewOptions) namespacesOf(objects []review.Input) []string {
-	seen := map[string]bool{}
-	for _, in := range objects {
-		ns := in.Object.GetNamespace()
-		if ns == "" {
-			ns = o.namespace
-		}
-		seen[ns] = true
-	}
-	out := make([]string, 0, len(seen))
-	for ns := range seen {
-		out = append(out, ns)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // addReachFlags registers the flags that say how webhooks are reached: --ca-file, --resolve and

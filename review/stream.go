@@ -1,0 +1,327 @@
+package review
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/admitkit/admit/manifest"
+	"github.com/admitkit/admit/resources"
+)
+
+// Source is a review's input read an object at a time, as often as a Stream needs: a
+// kustomize build of a large repository, a cluster's dump. Inputs come from package manifest
+// (ManifestSource) or are held already (SliceSource).
+type Source interface {
+	// Scan calls fn with every object in order, goes on past problems, and reports every one.
+	Scan(fn func(Input)) error
+	// Each calls fn with every object in order; it stops at the first problem or fn's error.
+	Each(fn func(Input) error) error
+}
+
+// ManifestSource reads the objects of the inputs package manifest expanded. Standard input is
+// read once: spool it first (manifest.Inputs.Spool).
+func ManifestSource(in *manifest.Inputs) Source { return manifestSource{in} }
+
+type manifestSource struct{ in *manifest.Inputs }
+
+func (m manifestSource) Scan(fn func(Input)) error {
+	return m.in.Scan(func(o manifest.Object) { fn(Input{Source: o.Source.String(), Object: o.Object}) })
+}
+
+func (m manifestSource) Each(fn func(Input) error) error {
+	return m.in.Each(func(o manifest.Object) error { return fn(Input{Source: o.Source.String(), Object: o.Object}) })
+}
+
+// SliceSource is objects held already; each reading gives copies, which a review may change.
+func SliceSource(objects []Input) Source { return sliceSource(objects) }
+
+type sliceSource []Input
+
+func (s sliceSource) Scan(fn func(Input)) error {
+	for _, in := range s {
+		fn(Input{Source: in.Source, Object: in.Object.DeepCopy()})
+	}
+	return nil
+}
+
+func (s sliceSource) Each(fn func(Input) error) error {
+	for _, in := range s {
+		if err := fn(Input{Source: in.Source, Object: in.Object.DeepCopy()}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Survey is what a first reading of a Source finds, before anything is reviewed: how many
+// objects there are, the CustomResourceDefinitions among them (other objects' kinds), the
+// objects other objects' admission reads (a Namespace, a ServiceAccount, a LimitRange), the
+// admission policies reviewed as objects, and the namespaces the objects name. It holds those
+// few objects and counts the rest.
+type Survey struct {
+	source   Source
+	n        int
+	policies int
+	crds     []Input
+	state    []Input
+	named    map[string]bool
+}
+
+// SurveyOf reads source once. Its error reports every problem of the input.
+func SurveyOf(source Source) (*Survey, error) {
+	sv := &Survey{source: source, named: map[string]bool{}}
+	err := source.Scan(func(in Input) {
+		sv.n++
+		gk := in.Object.GroupVersionKind().GroupKind()
+		switch {
+		case isCRD(in.Object):
+			sv.crds = append(sv.crds, in)
+		case IsPolicy(in.Object):
+			sv.policies++
+		}
+		if resources.IsState(gk) {
+			sv.state = append(sv.state, in)
+		}
+		sv.named[in.Object.GetNamespace()] = true
+	})
+	if err != nil {
+		return nil, err
+	}
+	return sv, nil
+}
+
+// Len is the number of objects.
+func (sv *Survey) Len() int { return sv.n }
+
+// Policies counts the admission policies and bindings among the objects: reviewed as objects,
+// they are not applied to the others.
+func (sv *Survey) Policies() int { return sv.policies }
+
+// Namespaces lists, sorted, the namespaces the objects name, and namespace for those that name
+// none: where a live cluster's service accounts and limits are read for them (a cluster-scoped
+// object adds a harmless read).
+func (sv *Survey) Namespaces(namespace string) []string {
+	seen := map[string]bool{}
+	for ns := range sv.named {
+		if ns == "" {
+			ns = namespace
+		}
+		seen[ns] = true
+	}
+	out := make([]string, 0, len(seen))
+	for ns := range seen {
+		out = append(out, ns)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Stream reviews a Source too large to hold, as Session.Review reviews the same objects held
+// at once, with the same outcomes: it reads the source again for the requests (their namespaces
+// and the old objects they pair with; skipped when the state is complete and there are no old
+// objects), then a last time to admit each object and hand its Outcome on in input order. It
+// holds the Survey's few objects, the old objects, and the outcomes under way: a window of a
+// few times the concurrency.
+type Stream struct {
+	s      *Session
+	survey *Survey
+	olds   []Input
+	w      Write
+	// reviewed are the objects under review that the others' admission reads; namespaces are
+	// those the requests live in, assumed to exist unless the state is complete.
+	reviewed   []*unstructured.Unstructured
+	namespaces []string
+	// noneToAdmit says the requests were built and none is to be admitted: then nothing is
+	// built to admit them, and nothing is assumed of the cluster, as with Admit.
+	noneToAdmit bool
+	// admitted says an object was admitted: what was assumed of the cluster is said only then.
+	admitted atomic.Bool
+}
+
+// NewStream prepares the review of the survey's objects with cfg: UPDATEs of olds, paired by
+// kind, namespace and name, and written as w says. Its errors are New's, and the olds' or w's as
+// Requests returns them, found before any object is admitted.
+func NewStream(cfg Config, survey *Survey, olds []Input, w Write) (*Stream, error) {
+	s, err := New(cfg, survey.crds)
+	if err != nil {
+		return nil, err
+	}
+	st := &Stream{s: s, survey: survey, olds: olds, w: w}
+	b, err := s.newBuilder(olds, w)
+	if err != nil {
+		return nil, err
+	}
+	if s.cfg.CompleteState && len(olds) == 0 {
+		// No namespace is assumed and no object is paired: the requests of the objects the
+		// others read are all that is needed, and they depend on nothing else.
+		for _, in := range survey.state {
+			st.take(b.build(Input{Source: in.Source, Object: in.Object.DeepCopy()}), nil)
+		}
+		return st, nil
+	}
+	namespaces := map[string]bool{}
+	n, runnable := 0, 0
+	err = survey.source.Each(func(in Input) error {
+		n++
+		o := b.build(in)
+		if o.Err == nil && o.Request != nil {
+			runnable++
+		}
+		st.take(o, namespaces)
+		return nil
+	})
+	st.noneToAdmit = runnable == 0
+	if err == nil && n != survey.Len() {
+		err = changedError(survey.Len(), n)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := b.unusedOld(); err != nil {
+		return nil, err
+	}
+	if !s.cfg.CompleteState {
+		for ns := range namespaces {
+			st.namespaces = append(st.namespaces, ns)
+		}
+		sort.Strings(st.namespaces)
+	}
+	return st, nil
+}
+
+// take notes what an admitted outcome gives the others: its object, if the others read it, and
+// its namespace.
+func (st *Stream) take(o *Outcome, namespaces map[string]bool) {
+	if o.Err != nil || o.Request == nil {
+		return
+	}
+	if obj := stateOf(o); obj != nil {
+		st.reviewed = append(st.reviewed, obj)
+	}
+	if namespaces != nil && o.Request.Namespace != "" {
+		namespaces[o.Request.Namespace] = true
+	}
+}
+
+// changedError says the source gave another number of objects than its survey counted.
+func changedError(surveyed, read int) error {
+	return fmt.Errorf("the input changed while it was reviewed: %d objects at first, %d when read again", surveyed, read)
+}
+
+// errStopped ends a reading the review no longer needs.
+var errStopped = errors.New("review: stopped")
+
+// Review admits every object, the chain and the dispatcher built once for all of them, the
+// Config's concurrency at once, and calls emit with each Outcome in input order as soon as it
+// and those before it are decided; emit's error stops the review and is returned. Config.Progress
+// is told how many objects are done, of the survey's. The error is emit's, the input's (read
+// differently than at the survey) or the configuration's, as Admit's.
+func (st *Stream) Review(ctx context.Context, emit func(*Outcome) error) error {
+	s := st.s
+	b, err := s.newBuilder(st.olds, st.w)
+	if err != nil {
+		return err
+	}
+	var d admitter
+	if !st.noneToAdmit {
+		var closeChain func()
+		if d, closeChain, err = s.pipeline(ctx, st.reviewed, st.namespaces); err != nil {
+			return err
+		}
+		defer closeChain()
+	}
+
+	window := make(chan *pending, 4*s.cfg.Concurrency)
+	stop := make(chan struct{})
+	var admissions sync.WaitGroup
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(window)
+		readErr <- st.read(ctx, b, d, window, stop, &admissions)
+	}()
+	n := 0
+	var emitErr error
+	for p := range window {
+		<-p.done
+		if emitErr != nil {
+			continue
+		}
+		n++
+		if emitErr = emit(p.o); emitErr != nil {
+			close(stop)
+			continue
+		}
+		if s.cfg.Progress != nil {
+			s.cfg.Progress(n, st.survey.Len())
+		}
+	}
+	admissions.Wait()
+	err = <-readErr
+	switch {
+	case emitErr != nil:
+		return emitErr
+	case err != nil:
+		return err
+	case n != st.survey.Len():
+		return changedError(st.survey.Len(), n)
+	}
+	return nil
+}
+
+// pending is an outcome under way, done when its admission is.
+type pending struct {
+	o    *Outcome
+	done chan struct{}
+}
+
+// read builds each object's request and starts its admission with d, the Config's concurrency
+// at once, handing the outcomes to window in input order; it stops when stop is closed.
+func (st *Stream) read(ctx context.Context, b *builder, d admitter, window chan<- *pending, stop <-chan struct{}, admissions *sync.WaitGroup) error {
+	s := st.s
+	sem := make(chan struct{}, s.cfg.Concurrency)
+	return st.survey.source.Each(func(in Input) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		p := &pending{o: b.build(in), done: make(chan struct{})}
+		switch {
+		case p.o.Err != nil || p.o.Request == nil:
+			close(p.done)
+		case d == nil:
+			return fmt.Errorf("the input changed while it was reviewed: %s is to be admitted, and was not when first read", in.Source)
+		default:
+			select {
+			case sem <- struct{}{}:
+			case <-stop:
+				return errStopped
+			}
+			admissions.Add(1)
+			st.admitted.Store(true)
+			go func() {
+				defer func() { <-sem; close(p.done); admissions.Done() }()
+				s.admitOne(ctx, d, p.o)
+			}()
+		}
+		select {
+		case window <- p:
+			return nil
+		case <-stop:
+			<-p.done
+			return errStopped
+		}
+	})
+}
+
+// Assumed says, after Review, what the chain assumed of the cluster (Session.Assumed).
+func (st *Stream) Assumed() []string {
+	if !st.admitted.Load() {
+		return nil
+	}
+	return st.s.Assumed()
+}
