@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
+
+	"github.com/admitkit/admit/clusterstate"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -71,11 +74,14 @@ type Survey struct {
 	crds     []Input
 	state    []Input
 	named    map[string]bool
+	// accounts are the ServiceAccounts the objects name: of those among them, the others'
+	// admission reads only these and the defaults.
+	accounts *clusterstate.AccountUse
 }
 
 // SurveyOf reads source once. Its error reports every problem of the input.
 func SurveyOf(source Source) (*Survey, error) {
-	sv := &Survey{source: source, named: map[string]bool{}}
+	sv := &Survey{source: source, named: map[string]bool{}, accounts: clusterstate.NewAccountUse(nil)}
 	err := source.Scan(func(in Input) {
 		sv.n++
 		gk := in.Object.GroupVersionKind().GroupKind()
@@ -89,10 +95,14 @@ func SurveyOf(source Source) (*Survey, error) {
 			sv.state = append(sv.state, in)
 		}
 		sv.named[in.Object.GetNamespace()] = true
+		sv.accounts.See(in.Object)
 	})
 	if err != nil {
 		return nil, err
 	}
+	// Kept for a Stream that needs no second reading, which then takes the accounts that no
+	// object names to be read by none (see NewStream).
+	sv.state = slices.DeleteFunc(sv.state, func(in Input) bool { return !sv.accounts.Reads(in.Object) })
 	return sv, nil
 }
 
@@ -137,6 +147,8 @@ type Stream struct {
 	// those the requests live in, assumed to exist unless the state is complete.
 	reviewed   []*unstructured.Unstructured
 	namespaces []string
+	// accounts says which reviewed ServiceAccounts the others' admission reads.
+	accounts *clusterstate.AccountUse
 	// noneToAdmit says the requests were built and none is to be admitted: then nothing is
 	// built to admit them, and nothing is assumed of the cluster, as with Admit.
 	noneToAdmit bool
@@ -152,14 +164,16 @@ func NewStream(cfg Config, survey *Survey, olds []Input, w Write) (*Stream, erro
 	if err != nil {
 		return nil, err
 	}
-	st := &Stream{s: s, survey: survey, olds: olds, w: w}
+	st := &Stream{s: s, survey: survey, olds: olds, w: w, accounts: s.accountUse()}
+	st.accounts.Add(survey.accounts)
 	b, err := s.newBuilder(olds, w)
 	if err != nil {
 		return nil, err
 	}
-	if s.cfg.CompleteState && len(olds) == 0 {
+	if s.cfg.CompleteState && len(olds) == 0 && !st.accounts.ReadsAll() {
 		// No namespace is assumed and no object is paired: the requests of the objects the
-		// others read are all that is needed, and they depend on nothing else.
+		// others read (those the survey kept) are all that is needed, and they depend on
+		// nothing else.
 		for _, in := range survey.state {
 			st.take(b.build(Input{Source: in.Source, Object: in.Object.DeepCopy()}), nil)
 		}
@@ -201,7 +215,7 @@ func (st *Stream) take(o *Outcome, namespaces map[string]bool) {
 	if o.Err != nil || o.Request == nil {
 		return
 	}
-	if obj := stateOf(o); obj != nil {
+	if obj := stateOf(o); obj != nil && st.accounts.Reads(obj) {
 		st.reviewed = append(st.reviewed, obj)
 	}
 	if namespaces != nil && o.Request.Namespace != "" {
@@ -219,9 +233,11 @@ var errStopped = errors.New("review: stopped")
 
 // Review admits every object, the chain and the dispatcher built once for all of them, the
 // Config's concurrency at once, and calls emit with each Outcome in input order as soon as it
-// and those before it are decided; emit's error stops the review and is returned. Config.Progress
-// is told how many objects are done, of the survey's. The error is emit's, the input's (read
-// differently than at the survey) or the configuration's, as Admit's.
+// and those before it are decided; emit's error stops the review and is returned, and so does
+// ctx's once it is done (no outcome is emitted after it, since admissions cut short by it are no
+// reviews). Config.Progress is told how many objects are done, of the survey's. The error is
+// emit's, ctx's, the input's (read differently than at the survey) or the configuration's, as
+// Admit's.
 func (st *Stream) Review(ctx context.Context, emit func(*Outcome) error) error {
 	s := st.s
 	b, err := s.newBuilder(st.olds, st.w)
@@ -246,14 +262,17 @@ func (st *Stream) Review(ctx context.Context, emit func(*Outcome) error) error {
 		readErr <- st.read(ctx, b, d, window, stop, &admissions)
 	}()
 	n := 0
-	var emitErr error
+	var stopErr error
 	for p := range window {
 		<-p.done
-		if emitErr != nil {
+		if stopErr != nil {
 			continue
 		}
-		n++
-		if emitErr = emit(p.o); emitErr != nil {
+		if stopErr = ctx.Err(); stopErr == nil {
+			n++
+			stopErr = emit(p.o)
+		}
+		if stopErr != nil {
 			close(stop)
 			continue
 		}
@@ -264,8 +283,8 @@ func (st *Stream) Review(ctx context.Context, emit func(*Outcome) error) error {
 	admissions.Wait()
 	err = <-readErr
 	switch {
-	case emitErr != nil:
-		return emitErr
+	case stopErr != nil:
+		return stopErr
 	case err != nil:
 		return err
 	case n != st.survey.Len():
@@ -286,6 +305,11 @@ func (st *Stream) read(ctx context.Context, b *builder, d admitter, window chan<
 	s := st.s
 	sem := make(chan struct{}, s.cfg.Concurrency)
 	return st.survey.source.Each(func(in Input) error {
+		select {
+		case <-stop:
+			return errStopped
+		default:
+		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
