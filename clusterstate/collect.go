@@ -34,14 +34,14 @@ func ParamKinds(objects []*unstructured.Unstructured) []schema.GroupKind {
 // admission reads only those the objects name (a pod's must exist) and each namespace's
 // default: the others are not kept.
 type Collector struct {
-	params map[schema.GroupKind]bool
-	named  map[string]bool
-	state  []*unstructured.Unstructured
+	params   map[schema.GroupKind]bool
+	accounts *AccountUse
+	state    []*unstructured.Unstructured
 }
 
 // NewCollector keeps the state, and the objects of the parameter kinds.
 func NewCollector(paramKinds []schema.GroupKind) *Collector {
-	c := &Collector{params: map[schema.GroupKind]bool{}, named: map[string]bool{}}
+	c := &Collector{params: map[schema.GroupKind]bool{}, accounts: NewAccountUse(paramKinds)}
 	for _, gk := range paramKinds {
 		c.params[gk] = true
 	}
@@ -50,10 +50,7 @@ func NewCollector(paramKinds []schema.GroupKind) *Collector {
 
 // Add looks at one object of the stream.
 func (c *Collector) Add(obj *unstructured.Unstructured) {
-	ns := obj.GetNamespace()
-	for _, name := range serviceAccountNames(obj.Object, nil) {
-		c.named[ns+"/"+name] = true
-	}
+	c.accounts.See(obj)
 	gk := obj.GroupVersionKind().GroupKind()
 	if gk == (schema.GroupKind{Kind: "Secret"}) || !(resources.IsState(gk) || resources.IsCRD(gk) || c.params[gk]) {
 		return
@@ -67,9 +64,7 @@ func (c *Collector) Add(obj *unstructured.Unstructured) {
 // State is what was kept, in the stream's order: the ServiceAccounts only those an object names
 // and the default ones.
 func (c *Collector) State() []*unstructured.Unstructured {
-	return slices.DeleteFunc(slices.Clone(c.state), func(obj *unstructured.Unstructured) bool {
-		return obj.GetKind() == "ServiceAccount" && obj.GetAPIVersion() == "v1" && obj.GetName() != "default" && !c.named[obj.GetNamespace()+"/"+obj.GetName()]
-	})
+	return slices.DeleteFunc(slices.Clone(c.state), func(obj *unstructured.Unstructured) bool { return !c.accounts.Reads(obj) })
 }
 
 // serviceAccountNames are the values of every serviceAccountName field in an object (a pod's

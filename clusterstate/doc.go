@@ -10,4 +10,5 @@
 //	cluster.go    Cluster: discovery, paginated lists, the admission configuration, the service range
 //	state.go      Cluster.State: the state admission reads, for some namespaces or all
 //	collect.go    Collector: the state among a stream of objects; ParamKinds
+//	accounts.go   AccountUse: which ServiceAccounts admission reads of those a set holds
 package clusterstate

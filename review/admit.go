@@ -34,7 +34,7 @@ func (s *Session) Admit(ctx context.Context, outcomes []*Outcome) error {
 	if !s.cfg.CompleteState {
 		namespaces = Namespaces(runnable)
 	}
-	d, closeChain, err := s.pipeline(ctx, reviewedState(runnable), namespaces)
+	d, closeChain, err := s.pipeline(ctx, s.reviewedState(runnable), namespaces)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/admitkit/admit/clusterstate"
 	"github.com/admitkit/admit/dispatch"
 	"github.com/admitkit/admit/resources"
 )
@@ -97,15 +98,34 @@ func (s *Session) state(reviewed []*unstructured.Unstructured) []runtime.Object 
 
 // reviewedState picks the objects under review that the admission of the others reads, as if
 // the whole input were applied together: a Namespace, ServiceAccount or LimitRange in the input
-// exists for the other objects' admission.
-func reviewedState(outcomes []*Outcome) []*unstructured.Unstructured {
+// exists for the other objects' admission (of the ServiceAccounts, those accountUse says it
+// reads).
+func (s *Session) reviewedState(outcomes []*Outcome) []*unstructured.Unstructured {
+	accounts := s.accountUse()
+	for _, o := range outcomes {
+		if o.Object != nil {
+			accounts.See(o.Object)
+		}
+	}
 	var out []*unstructured.Unstructured
 	for _, o := range outcomes {
-		if obj := stateOf(o); obj != nil {
+		if obj := stateOf(o); obj != nil && accounts.Reads(obj) {
 			out = append(out, obj)
 		}
 	}
 	return out
+}
+
+// accountUse is what says which reviewed ServiceAccounts admission reads, before the objects
+// naming them are seen: all of them if a policy of the Config takes ServiceAccounts as its
+// parameters.
+func (s *Session) accountUse() *clusterstate.AccountUse {
+	var policies []*unstructured.Unstructured
+	for _, p := range s.cfg.Policies {
+		policies = append(policies, p.Object)
+	}
+	policies = append(append(policies, s.cfg.Cluster...), s.cfg.Live...)
+	return clusterstate.NewAccountUse(clusterstate.ParamKinds(policies))
 }
 
 // stateOf is the object of an outcome that the admission of the others reads, or nil.
