@@ -9,27 +9,30 @@ import (
 	"strings"
 )
 
-// spool keeps lines to be written later, in order: in memory up to spoolMemory bytes, then in a
+// spool keeps lines to be written later, in order: in memory up to limit bytes, then in a
 // temporary file, so that what waits is bounded in memory whatever the input's size.
 type spool struct {
 	memory []string
 	size   int
-	file   *os.File
-	out    *bufio.Writer
-	err    error
+	// limit is what the spool keeps in memory before it moves to a file: spoolMemory, less in
+	// a test.
+	limit int
+	file  *os.File
+	out   *bufio.Writer
+	err   error
 }
 
 // spoolMemory is what a spool keeps in memory before it moves to a file.
 const spoolMemory = 4 << 20
 
-func newSpool() *spool { return &spool{} }
+func newSpool() *spool { return &spool{limit: spoolMemory} }
 
 // add keeps one line (without its newline).
 func (s *spool) add(line string) error {
 	if s.err != nil {
 		return s.err
 	}
-	if s.file == nil && s.size+len(line) <= spoolMemory {
+	if s.file == nil && s.size+len(line) <= s.limit {
 		s.memory = append(s.memory, line)
 		s.size += len(line)
 		return nil
