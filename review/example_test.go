@@ -6,6 +6,7 @@ import (
 	"encoding/pem"
 	"fmt"
 	"net/http/httptest"
+	"os"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -121,4 +122,93 @@ data: {beta: "true"}
 	// Pod api: admitted with containers [api proxy], service account default
 	// ConfigMap settings: admitted
 	// ConfigMap flags: 422 configmaps "flags" is forbidden: ValidatingAdmissionPolicy 'owned' with binding 'owned' denied request: a ConfigMap needs an owner
+}
+
+// An input too large to hold — a cluster's dump, the build of a large repository — reviewed an
+// object at a time: surveyed once, then each object admitted and its line of the summary taken
+// as soon as it is decided. The objects here are held already (SliceSource); ManifestSource
+// reads files of package manifest instead, a document at a time.
+func ExampleStream() {
+	// The quickstart's webhooks, served in process as in the first example.
+	webhooks, stop, err := serveQuickstart()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer stop()
+	objects, err := review.Parse("dump.yaml", []byte(`apiVersion: v1
+kind: Pod
+metadata: {name: api, namespace: payments}
+spec: {containers: [{name: api, image: registry.example/api:1.4}]}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: flags, namespace: payments, labels: {owner: payments}}
+data: {Beta_Flag: "true"}
+---
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: w, namespace: payments}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: api, namespace: payments}
+spec: {ports: [{port: "eighty"}]}
+`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	survey, err := review.SurveyOf(review.SliceSource(objects))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	stream, err := review.NewStream(review.Config{
+		Mutating: webhooks.MutatingConfigs(), Validating: webhooks.ValidatingConfigs(), SkipMissingCRDs: true,
+	}, survey, nil, review.Write{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	summary := review.NewSummaryWriter(os.Stdout, review.TextOptions{})
+	defer summary.Discard()
+	if err := stream.Review(context.Background(), summary.Write); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := summary.Close(); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// DECISION      OPERATION  OBJECT                    SOURCE        DETAIL
+	// admitted      CREATE     Pod payments/api          dump.yaml:1   1 warning: added sidecar container "proxy" (registry.k8s.io/pause:3.10)
+	// REJECTED      CREATE     ConfigMap payments/flags  dump.yaml:6   422 admission webhook "configmap-keys.quickstart.admit.dev" denied the request: ConfigMap "flags" is invalid: data[Beta_Flag]: Invalid value: "Beta_Flag": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')
+	// skipped                  Widget w                  dump.yaml:11  no resource for kind "Widget" in group "example.com" version "v1" (custom kinds need their CustomResourceDefinition)
+	// NOT REVIEWED             Service api               dump.yaml:15  dump.yaml:15: Service in version "v1" cannot be handled as a Service: json: cannot unmarshal string into Go struct field ServicePort.spec.ports.port of type int32
+	//
+	// 4 objects: 1 admitted (1 with warnings), 1 rejected, 1 skipped, 1 not reviewed
+}
+
+// serveQuickstart serves the quickstart's webhooks over TLS until stop, and returns their
+// configurations.
+func serveQuickstart() (_ *config.Set, stop func(), _ error) {
+	registry, err := quickstart.NewRegistry(webhook.HTTPOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	server := httptest.NewTLSServer(registry)
+	caBundle := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: server.Certificate().Raw})
+	configurations, err := registry.ConfigurationsYAML(webhook.ConfigOptions{
+		Name: "quickstart", ClientConfig: webhook.ClientConfig{URL: server.URL, CABundle: caBundle},
+	})
+	if err == nil {
+		var set *config.Set
+		if set, err = config.Parse("webhooks.yaml", configurations); err == nil {
+			return set, server.Close, nil
+		}
+	}
+	server.Close()
+	return nil, nil, err
 }
