@@ -3,7 +3,6 @@ package review
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -18,38 +17,57 @@ import (
 
 // Admit admits every outcome's request — the chain (unless WebhooksOnly) and the dispatcher
 // built once for all of them — with bounded concurrency; each result stays at its outcome.
-// Outcomes without a request are left as they are. The error is the user's configuration's:
-// webhooks or a cluster state the chain refuses.
+// Outcomes without a request are left as they are. Config.Progress is told how many are done,
+// in order. The error is the user's configuration's (webhooks or a cluster state the chain
+// refuses), or ctx's once it is done.
 func (s *Session) Admit(ctx context.Context, outcomes []*Outcome) error {
+	return s.AdmitEach(ctx, outcomes, nil)
+}
+
+// AdmitEach admits as Admit does, and calls each with every outcome, in order, as soon as it and
+// those before it are decided: a caller that reads each result once (a test suite checking its
+// cases) may drop it when each returns, and then holds no more than a window of results at once.
+// each may be nil. Once ctx is done, the outcomes not yet handed to each are left without a
+// result, and ctx's error is returned.
+func (s *Session) AdmitEach(ctx context.Context, outcomes []*Outcome, each func(*Outcome)) error {
 	var runnable []*Outcome
 	for _, o := range outcomes {
 		if o.Err == nil && o.Request != nil {
 			runnable = append(runnable, o)
 		}
 	}
-	if len(runnable) == 0 {
+	var d admitter
+	if len(runnable) > 0 {
+		var namespaces []string
+		if !s.cfg.CompleteState {
+			namespaces = Namespaces(runnable)
+		}
+		var closeChain func()
+		var err error
+		if d, closeChain, err = s.pipeline(ctx, s.reviewedState(runnable), namespaces); err != nil {
+			return err
+		}
+		defer closeChain()
+	}
+	all := func(yield func(*Outcome) error) error {
+		for _, o := range outcomes {
+			if err := yield(o); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
-	var namespaces []string
-	if !s.cfg.CompleteState {
-		namespaces = Namespaces(runnable)
-	}
-	d, closeChain, err := s.pipeline(ctx, s.reviewedState(runnable), namespaces)
-	if err != nil {
-		return err
-	}
-	defer closeChain()
-
-	var done atomic.Int64
-	report := func() {
-		if s.cfg.Progress != nil {
-			s.cfg.Progress(int(done.Load()), len(outcomes))
+	_, _, err := s.inOrder(ctx, d, all, func(o *Outcome) error {
+		if each != nil {
+			each(o)
 		}
-	}
-	done.Add(int64(len(outcomes) - len(runnable)))
-	report()
-	s.admitAll(ctx, d, runnable, func() { done.Add(1); report() })
-	return nil
+		return nil
+	}, func(n int) {
+		if s.cfg.Progress != nil {
+			s.cfg.Progress(n, len(outcomes))
+		}
+	})
+	return err
 }
 
 // admitter admits one request: a Dispatcher (webhooks alone) or an engine.Pipeline (the chain's

@@ -18,8 +18,9 @@
 //	subresource.go subresources' own kinds: a Scale on its parent, an Eviction, a Binding
 //	state.go       what admission reads of the cluster: the given state, policies, and the
 //	               reviewed objects that other objects' admission reads (applied together)
-//	admit.go       Admit: the chain and the dispatcher built once, every request admitted with
-//	               bounded concurrency, each result at its object's place
+//	admit.go       Admit, AdmitEach: the chain and the dispatcher built once, every request
+//	               admitted with bounded concurrency, each result at its object's place
+//	window.go      the admissions under way, a window of them, handed on in input order
 //	batches.go     Batches: the same built once for a run too large to hold, a batch at a time
 //	stream.go      Source, Survey, Stream: an input too large to hold, read a document at a
 //	               time — surveyed, then its requests, then each object admitted and handed on

@@ -2,11 +2,9 @@ package review
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
-	"sync"
 	"sync/atomic"
 
 	"github.com/admitkit/admit/clusterstate"
@@ -228,9 +226,6 @@ func changedError(surveyed, read int) error {
 	return fmt.Errorf("the input changed while it was reviewed: %d objects at first, %d when read again", surveyed, read)
 }
 
-// errStopped ends a reading the review no longer needs.
-var errStopped = errors.New("review: stopped")
-
 // Review admits every object, the chain and the dispatcher built once for all of them, the
 // Config's concurrency at once, and calls emit with each Outcome in input order as soon as it
 // and those before it are decided; emit's error stops the review and is returned, and so does
@@ -252,94 +247,24 @@ func (st *Stream) Review(ctx context.Context, emit func(*Outcome) error) error {
 		}
 		defer closeChain()
 	}
-
-	window := make(chan *pending, 4*s.cfg.Concurrency)
-	stop := make(chan struct{})
-	var admissions sync.WaitGroup
-	readErr := make(chan error, 1)
-	go func() {
-		defer close(window)
-		readErr <- st.read(ctx, b, d, window, stop, &admissions)
-	}()
-	n := 0
-	var stopErr error
-	for p := range window {
-		<-p.done
-		if stopErr != nil {
-			continue
-		}
-		if stopErr = ctx.Err(); stopErr == nil {
-			n++
-			stopErr = emit(p.o)
-		}
-		if stopErr != nil {
-			close(stop)
-			continue
-		}
+	read := func(yield func(*Outcome) error) error {
+		return st.survey.source.Each(func(in Input) error { return yield(b.build(in)) })
+	}
+	n, admitted, err := s.inOrder(ctx, d, read, emit, func(n int) {
 		if s.cfg.Progress != nil {
 			s.cfg.Progress(n, st.survey.Len())
 		}
+	})
+	if admitted {
+		st.admitted.Store(true)
 	}
-	admissions.Wait()
-	err = <-readErr
 	switch {
-	case stopErr != nil:
-		return stopErr
 	case err != nil:
 		return err
 	case n != st.survey.Len():
 		return changedError(st.survey.Len(), n)
 	}
 	return nil
-}
-
-// pending is an outcome under way, done when its admission is.
-type pending struct {
-	o    *Outcome
-	done chan struct{}
-}
-
-// read builds each object's request and starts its admission with d, the Config's concurrency
-// at once, handing the outcomes to window in input order; it stops when stop is closed.
-func (st *Stream) read(ctx context.Context, b *builder, d admitter, window chan<- *pending, stop <-chan struct{}, admissions *sync.WaitGroup) error {
-	s := st.s
-	sem := make(chan struct{}, s.cfg.Concurrency)
-	return st.survey.source.Each(func(in Input) error {
-		select {
-		case <-stop:
-			return errStopped
-		default:
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		p := &pending{o: b.build(in), done: make(chan struct{})}
-		switch {
-		case p.o.Err != nil || p.o.Request == nil:
-			close(p.done)
-		case d == nil:
-			return fmt.Errorf("the input changed while it was reviewed: %s is to be admitted, and was not when first read", in.Source)
-		default:
-			select {
-			case sem <- struct{}{}:
-			case <-stop:
-				return errStopped
-			}
-			admissions.Add(1)
-			st.admitted.Store(true)
-			go func() {
-				defer func() { <-sem; close(p.done); admissions.Done() }()
-				s.admitOne(ctx, d, p.o)
-			}()
-		}
-		select {
-		case window <- p:
-			return nil
-		case <-stop:
-			<-p.done
-			return errStopped
-		}
-	})
 }
 
 // Assumed says, after Review, what the chain assumed of the cluster (Session.Assumed).

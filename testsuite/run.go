@@ -111,10 +111,25 @@ func (r *run) run(ctx context.Context) (err error) {
 		return fmt.Errorf("%s: %w", r.suite.Path, err)
 	}
 	outcomes := r.requests(session, objects, olds)
-	if err := session.Admit(ctx, slices.DeleteFunc(slices.Clone(outcomes), func(o *review.Outcome) bool { return o == nil })); err != nil {
+	// Each case is checked as soon as it is decided, and its admission dropped: a suite of many
+	// cases holds its reports, not every admitted object.
+	var built []*review.Outcome
+	var caseOf []int
+	for i, o := range outcomes {
+		if o != nil {
+			built, caseOf = append(built, o), append(caseOf, i)
+		}
+	}
+	schemas := newFieldSchemas(session.CRDs())
+	next := 0
+	err = session.AdmitEach(ctx, built, func(o *review.Outcome) {
+		r.check(caseOf[next], o, schemas)
+		next++
+		*o = review.Outcome{}
+	})
+	if err != nil {
 		return fmt.Errorf("%s: %w", r.suite.Path, err)
 	}
-	r.check(outcomes, newFieldSchemas(session.CRDs()))
 	if r.report.Updated {
 		if err := r.suite.write(); err != nil {
 			return err
@@ -278,39 +293,34 @@ func (r *run) write(c *Case) review.Write {
 	return w
 }
 
-// check checks each admitted case against its expectations, and rewrites those of a failing
-// case with Options.Update.
-func (r *run) check(outcomes []*review.Outcome, schemas fieldSchemas) {
-	for i, c := range r.cases {
-		o, cr := outcomes[i], r.report.Cases[i]
-		if o == nil {
-			continue
-		}
-		cr.Took, cr.DurationSeconds = o.Took, o.Took.Seconds()
-		if o.Err != nil {
-			cr.Error = o.Err.Error()
-			continue
-		}
-		allowed := o.Result.Allowed
-		cr.Allowed, cr.Called, cr.Webhooks = &allowed, Called(o.Result), Rows(o.Result)
-		cr.Warnings, cr.AuditAnnotations = o.Result.Warnings, o.Result.AuditAnnotations
-		if !allowed {
-			cr.Status = o.Result.Status
-		}
-		if err := schemas.vacuous(c.Expect, o.Result.Object); err != nil {
-			// The expectation cannot fail: the case is wrong, not the admission.
+// check checks the admission of case i against its expectations, and rewrites those of a
+// failing case with Options.Update.
+func (r *run) check(i int, o *review.Outcome, schemas fieldSchemas) {
+	c, cr := r.cases[i], r.report.Cases[i]
+	cr.Took, cr.DurationSeconds = o.Took, o.Took.Seconds()
+	if o.Err != nil {
+		cr.Error = o.Err.Error()
+		return
+	}
+	allowed := o.Result.Allowed
+	cr.Allowed, cr.Called, cr.Webhooks = &allowed, Called(o.Result), Rows(o.Result)
+	cr.Warnings, cr.AuditAnnotations = o.Result.Warnings, o.Result.AuditAnnotations
+	if !allowed {
+		cr.Status = o.Result.Status
+	}
+	if err := schemas.vacuous(c.Expect, o.Result.Object); err != nil {
+		// The expectation cannot fail: the case is wrong, not the admission.
+		cr.Error = err.Error()
+		return
+	}
+	cr.Failures = Check(c.Expect, o.Result)
+	cr.Passed = len(cr.Failures) == 0
+	if r.opts.Update && !cr.Passed {
+		if err := c.Update(o.Result); err != nil {
 			cr.Error = err.Error()
-			continue
+			return
 		}
-		cr.Failures = Check(c.Expect, o.Result)
-		cr.Passed = len(cr.Failures) == 0
-		if r.opts.Update && !cr.Passed {
-			if err := c.Update(o.Result); err != nil {
-				cr.Error = err.Error()
-				continue
-			}
-			cr.Updated, r.report.Updated = true, true
-		}
+		cr.Updated, r.report.Updated = true, true
 	}
 }
 

@@ -1,20 +1,30 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 )
 
-// kustomizeBuild writes n objects shaped like the output of a kustomize build of a few services:
-// per service a ServiceAccount, a ConfigMap, a Service and a Deployment, with Jobs and bare Pods
-// among them, spread over five namespaces, as one multi-document YAML stream.
+// kustomizeBuild is n objects shaped like the output of a kustomize build (writeKustomizeBuild).
 func kustomizeBuild(n int) []byte {
-	var b strings.Builder
+	var b bytes.Buffer
+	writeKustomizeBuild(&b, n)
+	return b.Bytes()
+}
+
+// writeKustomizeBuild writes n objects shaped like the output of a kustomize build of a few
+// services: per service a ServiceAccount, a ConfigMap, a Service and a Deployment, with Jobs and
+// bare Pods among them, spread over five namespaces, as one multi-document YAML stream.
+func writeKustomizeBuild(w io.Writer, n int) {
+	b := bufio.NewWriter(w)
+	defer b.Flush()
 	namespaces := []string{"shop", "payments", "search", "ops", "web"}
 	for i := 0; i < n; i++ {
 		ns := namespaces[i%len(namespaces)]
@@ -26,13 +36,13 @@ func kustomizeBuild(n int) []byte {
 		b.WriteString("---\n")
 		switch i % 6 {
 		case 0:
-			fmt.Fprintf(&b, "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: %s-%d, namespace: %s}\n", name, i, ns)
+			fmt.Fprintf(b, "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: %s-%d, namespace: %s}\n", name, i, ns)
 		case 1:
-			fmt.Fprintf(&b, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s-%d, namespace: %s, labels: {app: %s, team: storefront}}\ndata: {LOG_LEVEL: info, PORT: \"8080\"}\n", name, i, ns, name)
+			fmt.Fprintf(b, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s-%d, namespace: %s, labels: {app: %s, team: storefront}}\ndata: {LOG_LEVEL: info, PORT: \"8080\"}\n", name, i, ns, name)
 		case 2:
-			fmt.Fprintf(&b, "apiVersion: v1\nkind: Service\nmetadata: {name: %s-%d, namespace: %s}\nspec:\n  selector: {app: %s}\n  ports: [{port: 80, targetPort: 8080}]\n", name, i, ns, name)
+			fmt.Fprintf(b, "apiVersion: v1\nkind: Service\nmetadata: {name: %s-%d, namespace: %s}\nspec:\n  selector: {app: %s}\n  ports: [{port: 80, targetPort: 8080}]\n", name, i, ns, name)
 		case 3:
-			fmt.Fprintf(&b, `apiVersion: apps/v1
+			fmt.Fprintf(b, `apiVersion: apps/v1
 kind: Deployment
 metadata: {name: %s-%d, namespace: %s, labels: {app: %s, team: storefront}}
 spec:
@@ -48,12 +58,11 @@ spec:
         resources: {requests: {cpu: 100m, memory: 128Mi}}
 `, name, i, ns, name, name, name, image)
 		case 4:
-			fmt.Fprintf(&b, "apiVersion: batch/v1\nkind: Job\nmetadata: {name: %s-%d, namespace: %s}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: migrate, image: %s}]\n", name, i, ns, image)
+			fmt.Fprintf(b, "apiVersion: batch/v1\nkind: Job\nmetadata: {name: %s-%d, namespace: %s}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: migrate, image: %s}]\n", name, i, ns, image)
 		case 5:
-			fmt.Fprintf(&b, "apiVersion: v1\nkind: Pod\nmetadata: {name: %s-%d, namespace: %s}\nspec:\n  containers: [{name: debug, image: %s}]\n", name, i, ns, image)
+			fmt.Fprintf(b, "apiVersion: v1\nkind: Pod\nmetadata: {name: %s-%d, namespace: %s}\nspec:\n  containers: [{name: debug, image: %s}]\n", name, i, ns, image)
 		}
 	}
-	return []byte(b.String())
 }
 
 // reviewStream reviews a YAML stream with the built-in webhooks, as `kustomize build | admit
