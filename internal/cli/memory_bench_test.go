@@ -21,7 +21,9 @@ var memoryCommands = []struct {
 	want func(n int) string
 }{
 	{"review-text", func(in, _ string, _ int) []string { return []string{"review", "-f", in, "--color", "never"} }, reviewedLine},
-	{"review-summary", func(in, _ string, _ int) []string { return []string{"review", "-f", in, "--summary", "--color", "never"} }, reviewedLine},
+	{"review-summary", func(in, _ string, _ int) []string {
+		return []string{"review", "-f", in, "--summary", "--color", "never"}
+	}, reviewedLine},
 	{"review-json", func(in, _ string, _ int) []string { return []string{"review", "-f", in, "-o", "json"} }, func(int) string { return "\n  ]\n}\n" }},
 	{"review-yaml", func(in, _ string, _ int) []string { return []string{"review", "-f", in, "-o", "yaml"} }, func(int) string { return "kind: List" }},
 	{"lint", func(in, dir string, _ int) []string { return []string{"lint", in, lintedWebhook(dir)} }, func(int) string { return "" }},
