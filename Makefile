@@ -16,6 +16,7 @@ E2E_TIMEOUT ?= 20m
 include bench.mk
 include reliability.mk
 include image.mk
+include release.mk
 include linteval.mk
 
 all: build
