@@ -3,7 +3,9 @@
 #   - etcd from Debian's etcd-server package (when no etcd is on PATH),
 #   - kube-apiserver v1.36.3 built from the Go module proxy,
 #   - chromium from Debian's package (when none is on PATH), for the tests that render admit
-#     audit's HTML report in a real headless browser.
+#     audit's HTML report in a real headless browser,
+#   - on demand only (ensure-tools.sh pre-commit), pre-commit from Debian's package (when none is
+#     on PATH), for test/cifit's run of the repository's hooks under pre-commit itself.
 # Prints nothing but progress; idempotent; safe to run from `make test` on a fresh machine.
 # Each tool is ensured one invocation at a time: a second invocation waits for the one already
 # installing or building that tool (make test starts one in the background while the unit tests
@@ -61,6 +63,13 @@ ensure_chromium() {
   command -v chromium >/dev/null
 }
 
+ensure_precommit() {
+  if command -v pre-commit >/dev/null 2>&1; then return; fi
+  echo "ensure-tools: installing pre-commit (Debian pre-commit)" >&2
+  apt_install --no-install-recommends pre-commit
+  command -v pre-commit >/dev/null
+}
+
 ensure_apiserver() {
   local want="$bin/kube-apiserver-$KUBE_VERSION"
   if [ -x "$want" ]; then ln -sf "$(basename "$want")" "$bin/kube-apiserver"; return; fi
@@ -99,5 +108,6 @@ case "${1:-all}" in
   etcd) locked etcd ensure_etcd ;;
   kube-apiserver) locked kube-apiserver ensure_apiserver ;;
   chromium) locked chromium ensure_chromium ;;
+  pre-commit) locked pre-commit ensure_precommit ;;
   all) locked etcd ensure_etcd; locked chromium ensure_chromium; locked kube-apiserver ensure_apiserver ;;
 esac
