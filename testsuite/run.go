@@ -106,27 +106,12 @@ func (r *run) run(ctx context.Context) (err error) {
 	if err != nil {
 		return fmt.Errorf("%s: %w", r.suite.Path, err)
 	}
-	session, err := review.New(cfg, all)
-	if err != nil {
-		return fmt.Errorf("%s: %w", r.suite.Path, err)
+	if err := r.checkTests(cfg); err != nil {
+		return err
 	}
-	outcomes := r.requests(session, objects, olds)
-	// Each case is checked as soon as it is decided, and its admission dropped: a suite of many
-	// cases holds its reports, not every admitted object.
-	var built []*review.Outcome
-	var caseOf []int
-	for i, o := range outcomes {
-		if o != nil {
-			built, caseOf = append(built, o), append(caseOf, i)
-		}
-	}
-	schemas := newFieldSchemas(session.CRDs())
-	next := 0
-	err = session.AdmitEach(ctx, built, func(o *review.Outcome) {
-		r.check(caseOf[next], o, schemas)
-		next++
-		*o = review.Outcome{}
-	})
+	cases := cases{objects: objects, olds: olds, all: all}
+	err = r.admit(ctx, cfg, cases, func(i int) bool { return r.report.Cases[i].Error == "" },
+		func(i int, err error) { r.report.Cases[i].Error = err.Error() }, r.check)
 	if err != nil {
 		return fmt.Errorf("%s: %w", r.suite.Path, err)
 	}
@@ -140,7 +125,51 @@ func (r *run) run(ctx context.Context) (err error) {
 			}
 		}
 	}
+	if err := r.findVacuous(ctx, cfg, cases); err != nil {
+		return fmt.Errorf("%s: %w", r.suite.Path, err)
+	}
 	return nil
+}
+
+// cases are the objects of the file's cases, by case, and all of them (for the Session: the
+// CRDs among them).
+type cases struct {
+	objects, olds [][]review.Input
+	all           []review.Input
+}
+
+// admit admits the cases selected with a session of cfg, each as `admit review` admits an
+// object, and calls each with the case's index and outcome as soon as it is decided; the outcome
+// is dropped after, so that a file of many cases holds its reports rather than every admitted
+// object. A case whose request cannot be built is given to fail instead.
+func (r *run) admit(ctx context.Context, cfg review.Config, cs cases, selected func(i int) bool, fail func(i int, err error), each func(i int, o *review.Outcome, schemas fieldSchemas)) error {
+	session, err := review.New(cfg, cs.all)
+	if err != nil {
+		return err
+	}
+	var built []*review.Outcome
+	var caseOf []int
+	for i, c := range r.cases {
+		if !selected(i) {
+			continue
+		}
+		outcomes, err := session.Requests(cs.objects[i], cs.olds[i], r.write(c))
+		if err == nil && outcomes[0].Err != nil {
+			err = outcomes[0].Err
+		}
+		if err != nil {
+			fail(i, err)
+			continue
+		}
+		built, caseOf = append(built, outcomes[0]), append(caseOf, i)
+	}
+	schemas := newFieldSchemas(session.CRDs())
+	next := 0
+	return session.AdmitEach(ctx, built, func(o *review.Outcome) {
+		each(caseOf[next], o, schemas)
+		next++
+		*o = review.Outcome{}
+	})
 }
 
 // start expands the file's variables and starts its server, when it has one: the resolve
@@ -250,27 +279,6 @@ func (r *run) objects() (objects, olds [][]review.Input, all []review.Input) {
 		all = append(all, objects[i]...)
 	}
 	return objects, olds, all
-}
-
-// requests builds each case's admission; a case that cannot be built gets the error, and no
-// outcome.
-func (r *run) requests(session *review.Session, objects, olds [][]review.Input) []*review.Outcome {
-	outcomes := make([]*review.Outcome, len(r.cases))
-	for i, c := range r.cases {
-		if r.report.Cases[i].Error != "" {
-			continue
-		}
-		built, err := session.Requests(objects[i], olds[i], r.write(c))
-		if err == nil && built[0].Err != nil {
-			err = built[0].Err
-		}
-		if err != nil {
-			r.report.Cases[i].Error = err.Error()
-			continue
-		}
-		outcomes[i] = built[0]
-	}
-	return outcomes
 }
 
 // write is how a case writes its object, as kubectl would: its operation, user and namespace.

@@ -66,7 +66,12 @@ type Case struct {
 	User                    string
 	Groups                  []string
 	DryRun                  bool
-	Expect                  Expect
+	// Tests names what the case tests: webhooks, webhook configurations, admission policies or
+	// bindings of the file, by name; nil means every one. A case that passes without them too
+	// is vacuous, and fails (see Run). Empty (`tests: []`) says the case checks kube-apiserver's
+	// own answer (a schema, a CRD's conversion webhook), none of the file's configurations.
+	Tests  []string
+	Expect Expect
 	// Line is the case's line in the file.
 	Line int
 	// Err is why the case cannot run, found when the files it names were read (a missing
@@ -225,12 +230,15 @@ func (p *parser) server(n *yaml.Node) *Server {
 }
 
 func (p *parser) testCase(n *yaml.Node) *Case {
-	f := p.fields(n, "a case", "name", "object", "old", "operation", "namespace", "subresource", "user", "groups", "dryRun", "expect")
+	f := p.fields(n, "a case", "name", "object", "old", "operation", "namespace", "subresource", "user", "groups", "dryRun", "tests", "expect")
 	c := &Case{
 		Name: p.str(f["name"], "name"), Line: n.Line, node: n,
 		Operation: strings.ToUpper(p.str(f["operation"], "operation")), Namespace: p.str(f["namespace"], "namespace"),
 		SubResource: p.str(f["subresource"], "subresource"), User: p.str(f["user"], "user"), Groups: p.strs(f["groups"], "groups"),
-		DryRun: p.boolean(f["dryRun"], "dryRun"),
+		DryRun: p.boolean(f["dryRun"], "dryRun"), Tests: p.strs(f["tests"], "tests"),
+	}
+	if f["tests"] != nil && c.Tests == nil {
+		c.Tests = []string{} // given, and empty: the case tests none of the file's configurations
 	}
 	if c.Name == "" {
 		p.errorf(n, "a case needs a name")

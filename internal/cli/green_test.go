@@ -85,7 +85,8 @@ spec:
 }
 
 // A test file's case whose object file is missing is that case's error; the others run. An
-// expectation that a misspelt field is absent is an error, not a pass.
+// expectation that a misspelt field is absent is an error, not a pass; a case that passes without
+// the file's policies too fails.
 func TestTestCasesCannotPassByAccident(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"admit-test.yaml": `apiVersion: admit.dev/v1alpha1
@@ -100,6 +101,9 @@ cases:
   expect: {allowed: true, fields: {metadata.lables.tier: null}}
 - name: fine
   object: {apiVersion: v1, kind: ConfigMap, metadata: {name: b}}
+  expect: {allowed: true, outcomes: {p: allowed}}
+- name: vacuous
+  object: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}
   expect: {allowed: true}
 `, "policy.yaml": `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
@@ -107,12 +111,18 @@ metadata: {name: p}
 spec:
   matchConstraints: {resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}]}
   validations: [{expression: "true"}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: p}
+spec: {policyName: p, validationActions: [Deny]}
 `})
 	code, stdout, _ := runAdmit("test", dir)
 	for _, want := range []string{
 		"ERROR missing object", "object: open " + filepath.Join(dir, "missing.yaml") + ": no such file or directory",
 		"ERROR misspelt absent field", "expected absent, which it always is: metadata.lables.tier: ConfigMap (v1) has no field metadata.lables",
-		"ok    fine", "3 cases in 1 file: 1 passed, 0 failed, 2 could not run",
+		"ok    fine", "FAIL  vacuous", "vacuous: it passes without the file's webhooks and policies too (admitted)",
+		"4 cases in 1 file: 1 passed, 1 failed, 2 could not run",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the output lacks %q:\n%s", want, stdout)

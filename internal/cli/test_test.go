@@ -46,6 +46,7 @@ cases:
   expect:
     allowed: true
     called: []
+    outcomes: {deployments.apps.image-mirrors.admit.dev: skipped}
 `
 
 // writeTestFile writes a test file where relative paths reach the repository's examples and

@@ -431,7 +431,9 @@ func TestDifferentialConversionWebhookMatchesAPIServer(t *testing.T) {
 			} else {
 				expect["object"] = map[string]any{"metadata": map[string]any{"labels": a.Labels}, "spec": a.Spec}
 			}
-			cases = append(cases, map[string]any{"name": g.GetName(), "object": "objects/" + g.GetName() + ".yaml", "expect": expect})
+			// What is compared is kube-apiserver's answer, whichever step gives it (for some gears
+			// the CRD's conversion webhook, which is no configuration of the file): tests: [].
+			cases = append(cases, map[string]any{"name": g.GetName(), "object": "objects/" + g.GetName() + ".yaml", "tests": []string{}, "expect": expect})
 		}
 		writeYAML(filepath.Join(dir, "admit-test.yaml"), map[string]any{
 			"apiVersion": "admit.dev/v1alpha1", "kind": "TestSuite", "name": "conversion webhooks",
