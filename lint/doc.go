@@ -59,6 +59,7 @@
 //	severity.go       Severity: Info, Warning, Error
 //	finding.go        Finding, Suppression, AtLeast
 //	text.go           WriteText: the findings for people, by configuration, with a summary
+//	markdown.go       WriteMarkdown: the findings for a pull request's comment, bounded
 //	model.go          configurations and webhooks as the checks see them, the Service called
 //	inventory.go      the objects around the configurations, indexed: namespaces, Services,
 //	                  workloads and other pod runners, budgets, autoscalers

@@ -29,6 +29,7 @@
 //	textwriter.go  TextWriter, SummaryWriter (WriteTexts, WriteSummary): several, as decided
 //	spool.go       what a summary holds until its columns' widths are known, on disk when large
 //	list.go        Single, List: reviews as `admit review -o json|yaml` prints them
+//	markdown.go    MarkdownWriter: reviews for a pull request's comment, bounded
 //	listwriter.go  ListWriter: a List written an entry at a time, the bytes of the whole
 //
 // A review is deterministic: the same inputs give the same results whatever the concurrency —

@@ -36,6 +36,7 @@
 //	check.go   Check, Called, Outcomes, Rows: a result against a case's expectations
 //	object.go  the admitted object against expected fields and documents
 //	schema.go  absent expectations checked against the kind's schema: one naming no field fails
+//	markdown.go WriteMarkdown: a run for a pull request's comment, bounded
 //	vacuous.go the control run: a case that passes without what it tests fails
 //	update.go  Update, Encode, Files: expectations rewritten from results
 //	report.go  Report, CaseReport: what a run found

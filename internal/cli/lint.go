@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/admitkit/admit/config"
+	"github.com/admitkit/admit/internal/markdown"
 	"github.com/admitkit/admit/internal/words"
 	"github.com/admitkit/admit/lint"
 	"github.com/admitkit/admit/lint/cluster"
@@ -88,7 +89,7 @@ Findings below --severity are not shown. Exit codes: 0 no finding at or above --
 	f.BoolVarP(&o.recursive, "recursive", "R", false, "read the subdirectories of directories too")
 	onceStringVar(f, &o.kubeconfig, "kubeconfig", "", "lint the cluster of this kubeconfig (read-only) instead of files")
 	f.StringVar(&o.context, "context", "", "the kubeconfig context to use (default its current context)")
-	f.StringVarP(&o.output, "output", "o", outputText, "output format: text, json, yaml or sarif")
+	addOutputFlag(cmd, &o.output, outputSARIF, outputMarkdown)
 	f.StringVar(&o.severity, "severity", "warning", "show findings at or above this severity, and exit 1 if there are any: info, warning or error")
 	f.StringSliceVar(&o.disable, "disable", nil, "rules to turn off, by ID or name (repeatable, comma-separated)")
 	f.DurationVar(&o.requestTimeout, "request-timeout", 60*time.Second, "the apiserver's request deadline, for rule D02 (kube-apiserver --request-timeout)")
@@ -96,9 +97,6 @@ Findings below --severity are not shown. Exit codes: 0 no finding at or above --
 	f.BoolVar(&o.listRules, "list-rules", false, "list the rules and exit")
 	onceStringVar(f, &o.stdinFilename, "stdin-filename", "", `the path findings in standard input ("-") are reported at, e.g. the kustomization it was built from, for code scanning (default "<stdin>")`)
 	_ = cmd.MarkFlagFilename("kubeconfig")
-	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return []string{outputText, outputJSON, outputYAML, outputSARIF}, cobra.ShellCompDirectiveNoFileComp
-	})
 	_ = cmd.RegisterFlagCompletionFunc("severity", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"info", "warning", "error"}, cobra.ShellCompDirectiveNoFileComp
 	})
@@ -131,10 +129,8 @@ type lintSummary struct {
 }
 
 func (o *lintOptions) run(ctx context.Context, streams Streams, paths []string) error {
-	switch o.output {
-	case outputText, outputJSON, outputYAML, outputSARIF:
-	default:
-		return badInput(fmt.Errorf("unknown output format %q: use text, json, yaml or sarif", o.output))
+	if err := checkOutput(o.output, outputSARIF, outputMarkdown); err != nil {
+		return err
 	}
 	if o.listRules {
 		return o.printRules(streams.Out)
@@ -281,6 +277,11 @@ func (o *lintOptions) write(w io.Writer, findings []lint.Finding, threshold lint
 	switch o.output {
 	case outputText:
 		return lint.WriteText(w, findings, threshold)
+	case outputMarkdown:
+		if err := lint.WriteMarkdown(w, findings, threshold); err != nil {
+			return err
+		}
+		return writeMarkdownErrors(w, "Inputs not read", errTexts)
 	case outputSARIF:
 		// Suppressed findings stay in SARIF, marked: code-scanning services show them as such.
 		var reported []lint.Finding
@@ -357,4 +358,19 @@ func (o *lintOptions) printRules(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Name, r.Severity, r.Summary)
 	}
 	return tw.Flush()
+}
+
+// writeMarkdownErrors lists, after a command's Markdown, the inputs it could not read.
+func writeMarkdownErrors(w io.Writer, title string, errs []string) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "#### %s\n\n", title)
+	for _, e := range errs {
+		fmt.Fprintf(&b, "- %s\n", markdown.Text(strings.ReplaceAll(e, "\n", " ")))
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
 }

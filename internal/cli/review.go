@@ -156,12 +156,12 @@ func (o *reviewOptions) addFlags(cmd *cobra.Command) {
 	_ = cmd.MarkFlagFilename("kubeconfig")
 	_ = cmd.RegisterFlagCompletionFunc("dry-run", fixedCompletion("none", "server", "client"))
 	_ = cmd.RegisterFlagCompletionFunc("validate", fixedCompletion("strict", "warn", "ignore"))
-	addOutputFlag(cmd, &o.output)
+	addOutputFlag(cmd, &o.output, outputMarkdown)
 	_ = cmd.RegisterFlagCompletionFunc("operation", fixedCompletion("CREATE", "UPDATE", "DELETE", "CONNECT"))
 }
 
 func (o *reviewOptions) run(ctx context.Context, streams Streams) error {
-	if err := checkOutput(o.output); err != nil {
+	if err := checkOutput(o.output, outputMarkdown); err != nil {
 		return err
 	}
 	if err := o.checkValues(); err != nil {
@@ -247,7 +247,7 @@ func showProgress(w io.Writer, p *progress) (stop func()) {
 func (o *reviewOptions) report(ctx context.Context, streams Streams, stream *review.Stream, n int, stopProgress func()) error {
 	text := review.TextOptions{Color: useColor(o.color, streams.Out), Verbose: o.verbose}
 	var exit exitTally
-	if n == 1 && !o.list && !o.summary {
+	if n == 1 && !o.list && !o.summary && o.output != outputMarkdown {
 		var one *review.Outcome
 		if err := stream.Review(ctx, func(r *review.Outcome) error { one = r; return nil }); err != nil {
 			return badInput(err)
@@ -325,6 +325,8 @@ type outcomeWriter interface {
 
 func (o *reviewOptions) outcomeWriter(w io.Writer, text review.TextOptions) (outcomeWriter, error) {
 	switch {
+	case o.output == outputMarkdown:
+		return review.NewMarkdownWriter(w), nil
 	case o.output != outputText:
 		return review.NewListWriter(w, o.output)
 	case o.summary:
@@ -340,12 +342,17 @@ func (o *reviewOptions) finish(streams Streams, w outcomeWriter, assumed []strin
 	if err := w.Close(); err != nil {
 		return err
 	}
-	if o.output != outputText {
+	switch o.output {
+	case outputText:
+		review.WriteAssumed(streams.Out, assumed)
+	case outputMarkdown:
+		if err := review.WriteMarkdownAssumed(streams.Out, assumed); err != nil {
+			return err
+		}
+	default:
 		for _, a := range assumed {
 			fmt.Fprintf(streams.Err, "note: assumed %s\n", a)
 		}
-	} else {
-		review.WriteAssumed(streams.Out, assumed)
 	}
 	return exit.status(streams)
 }

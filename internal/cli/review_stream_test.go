@@ -13,7 +13,8 @@ import (
 
 // TestReviewSeveralGolden holds the review of several objects — read, reviewed and printed an
 // object at a time — to the bytes the whole input gave when it was held at once (the golden
-// files were written by that version), in every format, from a file and from stdin.
+// files were written by that version), in every format, from a file and from stdin; and its
+// Markdown (which came later) to what it was when written.
 func TestReviewSeveralGolden(t *testing.T) {
 	input := filepath.Join("testdata", "review", "several-input.yaml")
 	data, err := os.ReadFile(input)
@@ -31,6 +32,7 @@ func TestReviewSeveralGolden(t *testing.T) {
 		{"several-out.yaml", []string{"review", "-f", input, "-o", "yaml"}, false},
 		{"several-skip-out.yaml", []string{"review", "-f", input, "-o", "yaml", "--skip-missing-crds"}, false},
 		{"several-stdin.json", []string{"review", "-f", "-", "-o", "json"}, true},
+		{"several.md", []string{"review", "-f", input, "-o", "markdown"}, false},
 		{"several-stdin-summary.txt", []string{"review", "-f", "-", "--summary", "--color", "never"}, true},
 	}
 	for _, tt := range tests {

@@ -65,14 +65,11 @@ case that cannot be built, a server that does not start).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.output, "output", "o", outputText, "output format: text, json, yaml or junit")
+	addOutputFlag(cmd, &o.output, outputJUnit, outputMarkdown)
 	onceStringVar(f, &o.junitFile, "junit", "", "also write the results as JUnit XML to this file")
 	f.BoolVar(&o.update, "update", false, "rewrite the expectations of every case from its result")
 	f.StringVar(&o.run, "run", "", "run only the cases whose name matches this regular expression")
 	f.DurationVar(&o.timeout, "timeout", 30*time.Second, "each case's deadline, as the apiserver's request timeout")
-	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return []string{outputText, outputJSON, outputYAML, outputJUnit}, cobra.ShellCompDirectiveNoFileComp
-	})
 	return cmd
 }
 
@@ -85,10 +82,8 @@ type testReport struct {
 }
 
 func (o *testOptions) runTests(ctx context.Context, streams Streams, args []string) error {
-	switch o.output {
-	case outputText, outputJSON, outputYAML, outputJUnit:
-	default:
-		return badInput(fmt.Errorf("--output %q: use text, json, yaml or junit", o.output))
+	if err := checkOutput(o.output, outputJUnit, outputMarkdown); err != nil {
+		return err
 	}
 	var filter *regexp.Regexp
 	if o.run != "" {
@@ -202,6 +197,8 @@ func (o *testOptions) writeReport(w io.Writer, report *testReport) error {
 	switch o.output {
 	case outputJUnit:
 		return junit.Write(w, junitSuites(report))
+	case outputMarkdown:
+		return testsuite.WriteMarkdown(w, report.Suites)
 	case outputJSON, outputYAML:
 		return writeStructured(w, o.output, report)
 	}

@@ -22,3 +22,14 @@ func OneLine(s string) string {
 	}
 	return first
 }
+
+// List joins items as a sentence does: "a", "a or b", "a, b or c" with conjunction "or".
+func List(items []string, conjunction string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " " + conjunction + " " + items[len(items)-1]
+}

@@ -1,0 +1,78 @@
+package testsuite
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/admitkit/admit/internal/markdown"
+	"github.com/admitkit/admit/internal/words"
+)
+
+// WriteMarkdown writes the reports of a run of test files as Markdown for a pull request's
+// comment or a CI job's summary (`admit test -o markdown`): the totals, then a table of what did
+// not pass, the worst first — files that could not run, cases that could not run, cases that
+// failed — each with its first problem, bounded; then, folded, every failure in full.
+func WriteMarkdown(w io.Writer, reports []*Report) error {
+	cases, passed, failed, errs := 0, 0, 0, 0
+	for _, r := range reports {
+		p, f, e := r.Counts()
+		passed, failed, errs = passed+p, failed+f, errs+e
+		cases += len(r.Cases)
+	}
+	verdict := "✅"
+	if failed+errs > 0 {
+		verdict = "❌"
+	}
+	totals := fmt.Sprintf("%s in %s: %d passed, %d failed", words.Plural(cases, "case", "cases"), words.Plural(len(reports), "file", "files"), passed, failed)
+	if errs > 0 {
+		totals += fmt.Sprintf(", %d could not run", errs)
+	}
+	if _, err := fmt.Fprintf(w, "### %s admit test\n\n%s\n\n", verdict, markdown.Text(totals)); err != nil {
+		return err
+	}
+	var fileErrors, caseErrors, failures [][]string
+	var full strings.Builder
+	listed := 0
+	for _, r := range reports {
+		file := markdown.Code(r.File)
+		if r.Error != "" {
+			fileErrors = append(fileErrors, []string{"**could not run**", file, "", markdown.Cell(r.Error)})
+		}
+		for _, c := range r.Cases {
+			where := markdown.Code(fmt.Sprintf("%s:%d", r.File, c.Line))
+			switch {
+			case c.Error != "":
+				caseErrors = append(caseErrors, []string{"**could not run**", where, markdown.Cell(c.Name), markdown.Cell(c.Error)})
+			case !c.Passed:
+				first := c.Failures[0]
+				if n := len(c.Failures) - 1; n > 0 {
+					first += fmt.Sprintf(" (and %s)", words.Plural(n, "other failure", "other failures"))
+				}
+				failures = append(failures, []string{"**failed**", where, markdown.Cell(c.Name), markdown.Cell(first)})
+				if listed++; listed > markdown.DefaultRows {
+					continue // counted below
+				}
+				fmt.Fprintf(&full, "- %s, %s:\n", where, markdown.Text(c.Name))
+				for _, f := range c.Failures {
+					fmt.Fprintf(&full, "  - %s\n", markdown.Text(strings.ReplaceAll(f, "\n", " ")))
+				}
+			}
+		}
+	}
+	rows := append(append(fileErrors, caseErrors...), failures...)
+	table := markdown.Table{Header: []string{"", "Where", "Case", "Why"}, Rows: rows, More: "cases that did not pass"}
+	if err := table.Write(w); err != nil {
+		return err
+	}
+	if full.Len() == 0 {
+		return nil
+	}
+	if n := listed - markdown.DefaultRows; n > 0 {
+		fmt.Fprintf(&full, "\n_and %d more failed cases_\n", n)
+	}
+	return markdown.Details(w, markdown.HTML("The failures in full"), func(w io.Writer) error {
+		_, err := io.WriteString(w, full.String()+"\n")
+		return err
+	})
+}
