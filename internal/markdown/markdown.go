@@ -1,8 +1,8 @@
 package markdown
 
 import (
-	"html"
 	"fmt"
+	"html"
 	"io"
 	"strings"
 )
@@ -115,7 +115,9 @@ func (t Table) Write(w io.Writer) error {
 }
 
 // HTML is s as text inside an HTML element (a Details summary), where Markdown is not read.
-func HTML(s string) string { return html.EscapeString(strings.NewReplacer("\r", "", "\n", " ").Replace(s)) }
+func HTML(s string) string {
+	return html.EscapeString(strings.NewReplacer("\r", "", "\n", " ").Replace(s))
+}
 
 // Details writes a folded section: summary (HTML-escaped already: see HTML) shown, body written
 // inside, folded until the reader opens it.
