@@ -17,20 +17,24 @@ BENCH_REVIEW_RUNS := 'objects=1000$$/webhook=none' 'objects=1000$$/webhook=one' 
 # objects take about two CPU-minutes; 1,000 show what memory does not grow with).
 BENCH_AUDIT_ROUNDS ?= 3
 BENCH_AUDIT_SIZES := 1000 100000
+# The sizes of the memory benchmark, and its commands (BenchmarkCommandMemory in internal/cli):
+# each command and size once, in a process of its own; peak memory varies little between runs.
+BENCH_MEMORY_SIZES := 1000 10000 100000
+BENCH_MEMORY_COMMANDS := review-text review-summary review-json review-yaml lint test
 # Runs of the patch benchmarks: the whole suite each time, one run after the other.
 BENCH_PATCH_RUNS ?= 5
 
-.PHONY: bench bench-latency bench-review bench-audit bench-patch bench-size bench-smoke
+.PHONY: bench bench-latency bench-review bench-audit bench-memory bench-patch bench-size bench-smoke
 
-## bench: the full comparisons on this machine (about 35 minutes): write latency through a real
-## kube-apiserver, review throughput, the audit of 100,000 objects, patch generation, the release
+## bench: the full comparisons on this machine (about 55 minutes): write latency through a real
+## kube-apiserver, review throughput, the audit of 100,000 objects, memory by input size, patch generation, the release
 ## binary's size, then the serving and dispatcher harness, which rewrites the generated parts of
 ## docs/benchmarks.md from all of them, the charts and bench/results/results.json; CPU profiles go
 ## to bench/results/tmp/profiles (not committed).
-bench: bench-latency bench-review bench-audit bench-patch bench-size
+bench: bench-latency bench-review bench-audit bench-memory bench-patch bench-size
 	cd bench && $(GO) run ./cmd/admitbench -results $(BENCH_RESULTS) -docs ../docs/benchmarks.md \
 		-latency $(BENCH_RESULTS)/e2e-latency.txt -review $(BENCH_RESULTS)/review-throughput.txt \
-		-audit $(BENCH_RESULTS)/audit-100k.txt -patch $(BENCH_RESULTS)/patch.txt \
+		-audit $(BENCH_RESULTS)/audit-100k.txt -memory $(BENCH_RESULTS)/memory.txt -patch $(BENCH_RESULTS)/patch.txt \
 		-binary $(CURDIR)/$(BIN)/linux/admit -symbols $(BENCH_RESULTS)/tmp/admit-symbols -dumpdep $(BENCH_RESULTS)/tmp/admit-dumpdep.txt \
 		-profiles $(BENCH_RESULTS)/tmp/profiles
 
@@ -70,6 +74,22 @@ bench-audit:
 	for round in $$(seq $(BENCH_AUDIT_ROUNDS)); do \
 		for objects in $(BENCH_AUDIT_SIZES); do \
 			ADMIT_AUDIT_OBJECTS=$$objects $(BENCH_RESULTS)/tmp/cli.test -test.run '^$$' -test.bench '^BenchmarkAudit100k$$' -test.benchtime 1x >> $$out || exit 1; \
+		done; \
+	done; \
+	grep '^Benchmark' $$out
+
+## bench-memory: only the memory benchmark: `admit review` in each output format, `admit lint` and
+## `admit test` on 1,000, 10,000 and 100,000 generated objects, each command and size in a
+## process of its own so that the peak RSS it reports is its own; the raw output is kept in
+## bench/results/memory.txt for the report (about 15 minutes).
+bench-memory:
+	@mkdir -p $(BENCH_RESULTS)/tmp
+	$(GO) test -c -o $(BENCH_RESULTS)/tmp/cli.test ./internal/cli
+	@out=$(BENCH_RESULTS)/memory.txt; : > $$out; \
+	for objects in $(BENCH_MEMORY_SIZES); do \
+		for command in $(BENCH_MEMORY_COMMANDS); do \
+			ADMIT_MEMORY_OBJECTS=$$objects $(BENCH_RESULTS)/tmp/cli.test -test.run '^$$' -test.bench "^BenchmarkCommandMemory/$$command\$$" \
+				-test.benchtime 1x -test.timeout 30m >> $$out || exit 1; \
 		done; \
 	done; \
 	grep '^Benchmark' $$out

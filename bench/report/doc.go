@@ -18,6 +18,7 @@
 //	latency.go   Latency, ParseLatency: the end-to-end latency benchmark's output, and its section
 //	review.go    Review, ParseReview: the review throughput benchmark's output, and its section
 //	audit.go     Audit, ParseAudit: the audit benchmark's output (admit audit of 100,000 objects), and its section
+//	memory.go    Memory, ParseMemory: the memory benchmark's output (each command by input size), its section and goals
 //	patch.go     Patch, ParsePatch: the patch benchmarks' output, and the section of their table
 //	size.go      Binary, ReadBinary: the release binary's size section, with what the linker kept
 //	linking.go   Linking, ReadSymbols, ParseDumpdep, TopModules: what the linker kept, by module

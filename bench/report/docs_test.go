@@ -137,6 +137,7 @@ func TestGeneratedSectionsAreTheRecordedRuns(t *testing.T) {
 	in.Latency = parseFile(t, "e2e-latency.txt", ParseLatency)
 	in.Review = parseFile(t, "review-throughput.txt", ParseReview)
 	in.Audit = parseFile(t, "audit-100k.txt", ParseAudit)
+	in.Memory = parseFile(t, "memory.txt", ParseMemory)
 	in.Patch = parseFile(t, "patch.txt", ParsePatch)
 	rep, err := Build(in)
 	if err != nil {

@@ -47,6 +47,7 @@ type Input struct {
 	Latency *Latency
 	Review  *Review
 	Audit   *Audit
+	Memory  *Memory
 	Patch   *Patch
 	Binary  *Binary
 	// Linking is what the linker kept (needs Binary).
@@ -83,6 +84,7 @@ const (
 	SectionLatency  = "latency"
 	SectionReview   = "review"
 	SectionAudit    = "audit"
+	SectionMemory   = "memory"
 	SectionPatch    = "patch"
 	SectionSize     = "size"
 )
@@ -97,7 +99,7 @@ func Build(in Input) (*Report, error) {
 	}
 	rep := &Report{Sections: map[string]string{}, Charts: map[string][]byte{}}
 	rep.Sections[SectionRun] = runSection(in.Results)
-	for _, build := range []func(Input, *Report) error{servingSection, dispatchSection, latencySection, reviewSection, auditSection, patchSection, sizeSection} {
+	for _, build := range []func(Input, *Report) error{servingSection, dispatchSection, latencySection, reviewSection, auditSection, memorySection, patchSection, sizeSection} {
 		if err := build(in, rep); err != nil {
 			return nil, fmt.Errorf("report: %w", err)
 		}

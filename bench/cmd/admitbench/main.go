@@ -39,6 +39,7 @@ func run(args []string, stderr io.Writer) error {
 	latency := fs.String("latency", "", "Go benchmark output of BenchmarkWebhookLatency (test/e2e) to report")
 	review := fs.String("review", "", "Go benchmark output of BenchmarkReviewThroughput (review) to report")
 	audit := fs.String("audit", "", "Go benchmark output of BenchmarkAudit100k (internal/cli) to report")
+	memory := fs.String("memory", "", "Go benchmark output of BenchmarkCommandMemory (internal/cli) to report")
 	patch := fs.String("patch", "", "Go benchmark output of the patch benchmarks (package bench, -benchmem) to report")
 	binary := fs.String("binary", "", "the release binary (make release-binary) whose size to report")
 	symbols := fs.String("symbols", "", "an unstripped build of the release binary, to report what links what (needs -binary)")
@@ -65,7 +66,7 @@ func run(args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	in, err := reportInput(results, benchOutputs{latency: *latency, review: *review, audit: *audit, patch: *patch}, *binary, *symbols, *dumpdep)
+	in, err := reportInput(results, benchOutputs{latency: *latency, review: *review, audit: *audit, memory: *memory, patch: *patch}, *binary, *symbols, *dumpdep)
 	if err != nil {
 		return err
 	}
@@ -130,7 +131,7 @@ func measure(ctx context.Context, smoke bool, resultsDir, profiles string, logge
 
 // benchOutputs are the files of Go benchmark output the other steps of make bench write (empty
 // names: not given).
-type benchOutputs struct{ latency, review, audit, patch string }
+type benchOutputs struct{ latency, review, audit, memory, patch string }
 
 // reportInput is what the report is built from: the results, and the outputs of the other steps
 // of make bench given as files (empty names: not given).
@@ -144,6 +145,9 @@ func reportInput(results *suite.Results, outputs benchOutputs, binary, symbols, 
 		return in, err
 	}
 	if in.Audit, err = parseOutput(outputs.audit, "the audit benchmark's output", report.ParseAudit); err != nil {
+		return in, err
+	}
+	if in.Memory, err = parseOutput(outputs.memory, "the memory benchmark's output", report.ParseMemory); err != nil {
 		return in, err
 	}
 	if in.Patch, err = parseOutput(outputs.patch, "the patch benchmarks' output", report.ParsePatch); err != nil {

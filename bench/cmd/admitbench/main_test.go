@@ -56,6 +56,11 @@ func TestReportOnlyRendersTheDocsPage(t *testing.T) {
 	if err := os.WriteFile(audit, []byte("BenchmarkAudit100k-2 1 60000000000 ns/op 120 cpu-s/op 2.0 load1 100000 objects 1667 objects/s 150 peak-RSS-MiB\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	memory := filepath.Join(dir, "memory.txt")
+	if err := os.WriteFile(memory, []byte("BenchmarkCommandMemory/review-json-2 1 5 ns/op 1.5 cpu-s/op 1000 objects 700 objects/s 120 peak-RSS-MiB\n"+
+		"BenchmarkCommandMemory/review-json-2 1 5 ns/op 150 cpu-s/op 100000 objects 700 objects/s 150 peak-RSS-MiB\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	patch := filepath.Join(dir, "patch.txt")
 	if err := os.WriteFile(patch, []byte("BenchmarkDiff/pod-sidecar/admit-2 100 50000 ns/op 3 ops 62000 B/op 31 allocs/op\n"+
 		"BenchmarkDiff/pod-sidecar/gomodules-2 10 500000 ns/op 3 ops 250000 B/op 4434 allocs/op\n"), 0o644); err != nil {
@@ -68,7 +73,7 @@ func TestReportOnlyRendersTheDocsPage(t *testing.T) {
 	}
 	out := filepath.Join(dir, "benchmarks.md")
 	var stderr bytes.Buffer
-	if err := run([]string{"-report-only", "-results", dir, "-docs", docs, "-docs-out", out, "-latency", latency, "-review", review, "-audit", audit, "-patch", patch, "-binary", binary}, &stderr); err != nil {
+	if err := run([]string{"-report-only", "-results", dir, "-docs", docs, "-docs-out", out, "-latency", latency, "-review", review, "-audit", audit, "-memory", memory, "-patch", patch, "-binary", binary}, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	page, err := os.ReadFile(out)
@@ -77,7 +82,7 @@ func TestReportOnlyRendersTheDocsPage(t *testing.T) {
 	}
 	for _, want := range []string{"| admit | 1000 | 1.00× |", "| admit `dispatch` | 1000 µs |", "| mutating | 2.00 ms | 3.00 ms | +0.500 ms |", "## Patch generation",
 		"| no webhook | 10000 | 2000 | 800 µs | 400 MiB |", "The release binary, `bin/linux/admit`",
-		"| 100,000 | 120 CPU-s | 60.0 s | 1670 | 150 MiB |", "| Diff | pod-sidecar | gomodules | 500 µs | 4434 | 244 KiB | 3 | 10.0× |"} {
+		"| 100,000 | 120 CPU-s | 60.0 s | 1670 | 150 MiB |", "| `review-json` | 120 | 150 | 1.25× | 1.50 |", "| Diff | pod-sidecar | gomodules | 500 µs | 4434 | 244 KiB | 3 | 10.0× |"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("the rendered page lacks %q", want)
 		}
