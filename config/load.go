@@ -23,6 +23,12 @@ type Options struct {
 	// Command is what a kustomize build is piped into, in the advice given for the files of a
 	// kustomize base: "admit review -f -" by default.
 	Command string
+	// Others, when set, sees each object that is not a webhook configuration as it is read,
+	// admission policies and bindings included; of the others, only those it keeps (true) stay
+	// in Set.Others, and Set.Dropped counts the rest. A program that reads little of them (a
+	// linter, which keeps a name and a few fields) then holds no whole input. It sees the objects
+	// of a file with problems too, although that file's Set is dropped.
+	Others func(Object) (keep bool)
 }
 
 // Load reads files and directories of objects as package manifest reads them (see Parse for
@@ -45,15 +51,12 @@ func Load(opts Options, paths ...string) (*Set, error) {
 	for _, input := range in.List {
 		read, failed := 0, false
 		for _, f := range input.Files {
-			loaded, objects, err := loadFile(in, f)
+			loaded, n, err := loadFile(in, f, check, opts.Others)
 			if err != nil {
 				errs, failed = append(errs, err), true
 				continue
 			}
-			for _, o := range objects {
-				check.Add(o)
-			}
-			read += len(objects)
+			read += n
 			set.Append(loaded)
 		}
 		if read == 0 && !failed {
@@ -75,18 +78,34 @@ func Load(opts Options, paths ...string) (*Set, error) {
 	return set, nil
 }
 
-// loadFile reads one file into a Set, and the objects as read.
-func loadFile(in *manifest.Inputs, f manifest.File) (*Set, []manifest.Object, error) {
-	objects, err := in.ReadFile(f)
+// loadFile reads one file into a Set an object at a time, each object seen by the kustomize
+// check as it is read; n counts the objects. On error, no Set and every problem.
+func loadFile(in *manifest.Inputs, f manifest.File, check *manifest.KustomizeCheck, others func(Object) bool) (_ *Set, n int, err error) {
+	rc, err := in.Open(f)
 	if err != nil {
-		return nil, nil, err
+		return nil, 0, err
 	}
-	p := &parser{set: &Set{}}
-	for _, o := range objects {
-		p.add(o)
+	defer rc.Close()
+	r := manifest.NewReader(f.Name, rc)
+	p := &parser{set: &Set{}, others: others}
+	for {
+		obj, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			p.errs = append(p.errs, err)
+			continue
+		}
+		n++
+		check.Add(obj)
+		p.add(obj)
 	}
 	if len(p.errs) > 0 {
-		return nil, nil, errors.Join(p.errs...)
+		if hint := r.TemplateHint(); hint != nil {
+			p.errs = append(p.errs, hint)
+		}
+		return nil, n, errors.Join(p.errs...)
 	}
-	return p.set, objects, nil
+	return p.set, n, nil
 }

@@ -64,6 +64,8 @@ func parseFrom(r *manifest.Reader) (*Set, error) {
 type parser struct {
 	set  *Set
 	errs []error
+	// others, when set, sees the objects of other kinds and says which to keep (Options.Others).
+	others func(Object) bool
 }
 
 func (p *parser) fail(source Source, err error) {
@@ -84,12 +86,21 @@ func (p *parser) add(obj manifest.Object) {
 		// kubectl validates strictly by default: a misspelt messageExpression must not be read as
 		// a policy without one.
 		if raw := p.raw(obj); raw != nil && p.decodeStrict(raw, policyType(gk.Kind), gvk.Kind, obj) {
-			p.set.Others = append(p.set.Others, Object{Source: obj.Source, Object: obj.Object})
+			o := Object{Source: obj.Source, Object: obj.Object}
+			if p.others != nil {
+				p.others(o) // seen, and kept: a policy is a configuration
+			}
+			p.set.Others = append(p.set.Others, o)
 		}
 		return
 	}
 	if gk != mutatingKind && gk != validatingKind {
-		p.set.Others = append(p.set.Others, Object{Source: obj.Source, Object: obj.Object})
+		o := Object{Source: obj.Source, Object: obj.Object}
+		if p.others != nil && !p.others(o) {
+			p.set.Dropped++
+			return
+		}
+		p.set.Others = append(p.set.Others, o)
 		return
 	}
 	if err := checkWebhookVersion(gvk.GroupVersion(), gvk.Kind); err != nil {

@@ -18,6 +18,8 @@ type Set struct {
 	// Others are the objects of other kinds (Deployments, Services, Namespaces, CRDs...), as
 	// read, for tools that look at a webhook's surroundings.
 	Others []Object
+	// Dropped counts the objects of other kinds read and not kept (Options.Others).
+	Dropped int
 }
 
 // Mutating is a loaded MutatingWebhookConfiguration.
@@ -68,6 +70,7 @@ func (s *Set) Append(other *Set) {
 	s.Mutating = append(s.Mutating, other.Mutating...)
 	s.Validating = append(s.Validating, other.Validating...)
 	s.Others = append(s.Others, other.Others...)
+	s.Dropped += other.Dropped
 }
 
 // Validate validates every configuration as kube-apiserver does when it is created, and checks

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/admitkit/admit/config"
+	"github.com/admitkit/admit/resources"
 )
 
 // inventory indexes the objects around the webhook configurations: the namespaces, Services,
@@ -102,17 +103,45 @@ func (w *workload) String() string {
 	return w.kind + " " + namespacedName{w.namespace, w.name}.String()
 }
 
-// newInventory reads the objects lint understands from set.Others. An object of a known kind
-// that does not decode is an error naming its source: lint would otherwise reason about a
-// Deployment it misread.
-func newInventory(set *config.Set) (*inventory, error) {
-	inv := &inventory{
+// Surroundings read what the rules read of the objects around the configurations — the names and
+// labels of all of them; what a Namespace, a Service, a workload, a PodDisruptionBudget, a
+// certificate, a role says — as they are loaded, so that an input is never held whole: give
+// Others to config.Load (config.Options.Others) and the Surroundings to Run (Options). Of the
+// objects, only CustomResourceDefinitions and admission policies stay in the Set.
+type Surroundings struct {
+	inv *inventory
+	err error
+}
+
+// NewSurroundings reads no object yet.
+func NewSurroundings() *Surroundings { return &Surroundings{inv: emptyInventory()} }
+
+// Others takes one object as config.Options.Others does: it reads what the rules read of it,
+// and keeps only CustomResourceDefinitions (which the policy checker reads) in the Set. An
+// object of a known kind that does not decode is Run's error, as with a Set read whole.
+func (s *Surroundings) Others(obj config.Object) (keep bool) {
+	if err := s.inv.add(obj.Object); err != nil && s.err == nil {
+		s.err = fmt.Errorf("%s: %s %q: %w", obj.Source, obj.Object.GetKind(), obj.Object.GetName(), err)
+	}
+	return resources.IsCRD(obj.Object.GroupVersionKind().GroupKind())
+}
+
+// emptyInventory is an inventory of no object.
+func emptyInventory() *inventory {
+	return &inventory{
 		namespaces:   map[string]labels.Set{},
 		services:     map[namespacedName]*corev1.Service{},
 		secrets:      map[namespacedName][]*x509.Certificate{},
 		certificates: map[namespacedName]*certificateSpec{},
 		clusterRoles: map[string]*rbacv1.ClusterRole{},
 	}
+}
+
+// newInventory reads the objects lint understands from set.Others. An object of a known kind
+// that does not decode is an error naming its source: lint would otherwise reason about a
+// Deployment it misread.
+func newInventory(set *config.Set) (*inventory, error) {
+	inv := emptyInventory()
 	for _, obj := range set.Others {
 		if err := inv.add(obj.Object); err != nil {
 			return nil, fmt.Errorf("%s: %s %q: %w", obj.Source, obj.Object.GetKind(), obj.Object.GetName(), err)

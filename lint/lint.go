@@ -60,6 +60,9 @@ type Options struct {
 	// conditions, with Kubernetes' own code and schemas (package chain's PolicyChecker).
 	// Without it, policies are checked by the other F rules only, and C06 does not run.
 	Policies PolicyChecker
+	// Surroundings, when set, are the objects around the configurations, read as they were
+	// loaded (config.Options.Others); the Set's Others are then not read again for them.
+	Surroundings *Surroundings
 }
 
 // analysis is one run: the options resolved, the input indexed.
@@ -170,7 +173,7 @@ func newAnalysis(set *config.Set, opts Options, index map[string]string) (*analy
 	if len(a.runlevelLabels) == 0 {
 		a.runlevelLabels = DefaultRunlevelLabels()
 	}
-	inv, err := newInventory(set)
+	inv, err := inventoryOf(set, opts.Surroundings)
 	if err != nil {
 		return nil, err
 	}
@@ -328,4 +331,13 @@ func effective(configs []*configuration) []*configuration {
 		}
 	}
 	return out
+}
+
+// inventoryOf is what the rules read of the objects around the configurations: read as they were
+// loaded, or from the Set.
+func inventoryOf(set *config.Set, read *Surroundings) (*inventory, error) {
+	if read == nil {
+		return newInventory(set)
+	}
+	return read.inv, read.err
 }

@@ -10,9 +10,10 @@ import (
 // one that does not read so that one bad file does not hide the findings of the others: the set
 // of what read, and loadErr about the rest (an input that holds no object is one: linting
 // nothing must not pass). err is for what stops the run: a path that does not exist, a kustomize
-// base given instead of its build.
-func (o *lintOptions) readInputs(stdin io.Reader, paths []string) (set *config.Set, loadErr, err error) {
-	set, loadErr = config.Load(config.Options{KeepGoing: true, Recursive: o.recursive, Stdin: stdin, StdinName: o.stdinFilename, Command: "admit lint -"}, paths...)
+// base given instead of its build. others sees the objects that are not configurations as they
+// are read (config.Options.Others).
+func (o *lintOptions) readInputs(stdin io.Reader, paths []string, others func(config.Object) bool) (set *config.Set, loadErr, err error) {
+	set, loadErr = config.Load(config.Options{KeepGoing: true, Recursive: o.recursive, Stdin: stdin, StdinName: o.stdinFilename, Command: "admit lint -", Others: others}, paths...)
 	if set == nil {
 		return nil, nil, loadErr
 	}
@@ -24,7 +25,7 @@ func objectCount(set *config.Set) int {
 	if set == nil {
 		return 0
 	}
-	return len(set.Mutating) + len(set.Validating) + len(set.Others)
+	return len(set.Mutating) + len(set.Validating) + len(set.Others) + set.Dropped
 }
 
 // flattenErrors lists the errors joined in err (errors.Join nests: per argument, per file, per
