@@ -178,7 +178,7 @@ spec: {policyName: team-label, validationActions: [Deny]}
 	defer w.Flush()
 	fmt.Fprintf(w, "apiVersion: admit.dev/v1alpha1\nkind: TestSuite\nname: %d ConfigMaps\nwebhooks: [policy.yaml]\ncases:\n", n)
 	for i := range n {
-		fmt.Fprintf(w, "- name: configmap %d is admitted\n  object:\n    apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: cm-%d, namespace: ns-%d, labels: {team: t%d}}\n    data: {key: value-%d}\n  expect:\n    allowed: true\n", i, i, i%10, i%7, i)
+		fmt.Fprintf(w, "- name: configmap %d is admitted\n  object:\n    apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: cm-%d, namespace: ns-%d, labels: {team: t%d}}\n    data: {key: value-%d}\n  expect:\n    allowed: true\n    outcomes: {team-label: allowed}\n", i, i, i%10, i%7, i)
 	}
 	return path
 }
