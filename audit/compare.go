@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/admitkit/admit/engine"
 	"github.com/admitkit/admit/patch"
 	"github.com/admitkit/admit/review"
@@ -37,9 +39,13 @@ type Finding struct {
 	Origin      string `json:"origin,omitempty"`
 	Operation   string `json:"operation"`
 	SubResource string `json:"subresource,omitempty"`
-	Kind        string `json:"kind"`
-	Namespace   string `json:"namespace,omitempty"`
-	Name        string `json:"name"`
+	// APIVersion and Kind are the written object's, as the request names them; UID is its uid
+	// as the source shows it (none for a creation).
+	APIVersion string    `json:"apiVersion,omitempty"`
+	Kind       string    `json:"kind"`
+	Namespace  string    `json:"namespace,omitempty"`
+	Name       string    `json:"name"`
+	UID        types.UID `json:"uid,omitempty"`
 	// Effects lists what is new, worst first.
 	Effects []Effect `json:"effects"`
 	// Denial is the proposal's rejection of a write the baseline admits.
@@ -52,8 +58,10 @@ type Finding struct {
 	MutatedBy []Step      `json:"mutatedBy,omitempty"`
 	// Warnings are the warnings the client newly receives.
 	Warnings []Warning `json:"warnings,omitempty"`
-	// BaselineRejection is the baseline's rejection of a write the proposal admits.
-	BaselineRejection string `json:"baselineRejection,omitempty"`
+	// BaselineRejection is the baseline's rejection of a write the proposal admits;
+	// BaselineRejectedBy the step that rejected it, when one did.
+	BaselineRejection  string `json:"baselineRejection,omitempty"`
+	BaselineRejectedBy *Step  `json:"baselineRejectedBy,omitempty"`
 }
 
 // Denial is the proposal's rejection: the step that rejected (a webhook, a policy, a built-in
@@ -98,10 +106,13 @@ func Compare(base, proposed *review.Outcome, changed map[Step]string) Finding {
 	f := Finding{Source: proposed.Source}
 	if req := proposed.Request; req != nil {
 		f.Operation, f.SubResource, f.Kind, f.Namespace = string(req.Operation), req.SubResource, req.Kind.Kind, req.Namespace
-		f.Name = proposed.Name()
+		f.APIVersion, f.Name = req.Kind.GroupVersion().String(), proposed.Name()
 		if req.Kind.Kind == "Namespace" && req.Resource.Resource == "namespaces" {
 			f.Namespace = ""
 		}
+	}
+	if proposed.Object != nil {
+		f.UID = proposed.Object.GetUID()
 	}
 	b, p := base.Result, proposed.Result
 	baseRows := rowOutcomes(b.Rows)
@@ -112,6 +123,10 @@ func Compare(base, proposed *review.Outcome, changed map[Step]string) Finding {
 		f.BaselineRejection = "rejected"
 		if b.Status != nil {
 			f.BaselineRejection = b.Status.Message
+		}
+		if row := b.Rejecting(); row != nil {
+			k := StepOf(*row)
+			f.BaselineRejectedBy = &k
 		}
 	}
 	f.failures(p, baseRows)

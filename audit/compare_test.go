@@ -213,14 +213,14 @@ func TestCompare(t *testing.T) {
 			name:     "newly allowed",
 			base:     result(false, denied, "", nil, row("validating", "pods", "pods.example.com", engine.OutcomeDenied, "no")),
 			proposed: result(true, nil, pod, nil),
-			want:     Finding{Effects: []Effect{EffectAllowed}, BaselineRejection: denied.Message},
+			want:     Finding{Effects: []Effect{EffectAllowed}, BaselineRejection: denied.Message, BaselineRejectedBy: &hook},
 			wantRank: 4,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := Compare(tt.base, tt.proposed, changed)
-			ignore := cmpopts.IgnoreFields(Finding{}, "Source", "Operation", "Kind", "Namespace", "Name")
+			ignore := cmpopts.IgnoreFields(Finding{}, "Source", "Operation", "APIVersion", "Kind", "Namespace", "Name", "UID")
 			if diff := cmp.Diff(tt.want, got, ignore); diff != "" {
 				t.Errorf("Compare (-want +got):\n%s", diff)
 			}

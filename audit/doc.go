@@ -12,26 +12,29 @@
 // of writes at a time.
 //
 // A program audits a dump with Run and renders the Report as it likes (WriteText, WriteJUnit,
-// WriteHTML, or its JSON); Report.Check says what the counts make of the rollout under
-// thresholds. `admit audit` is that, with flags.
+// WriteHTML, its JSON, or PolicyReports: the working group's and openreports.io's Policy Reports,
+// which the dashboards of policy results show); Report.Check says what the counts make of the
+// rollout under thresholds. `admit audit` is that, with flags.
 //
 // One audit, in these files:
 //
-//	run.go        Options, Run: the two configurations' sessions, the writes a batch at a time
-//	source.go     Source, Sink, Write: where writes come from
-//	dump.go       Dump: a dump's objects, each written again
-//	cluster.go    Cluster, ClusterInputs: a live cluster's objects, its baseline and state
-//	log.go        Log: an audit log's writes, replayed
-//	event.go      an audit log's events
-//	replay.go     an event's write: its object, the object before it, its user and options
-//	admission.go  Overlay: the proposal over the baseline
-//	changes.go    Step, Change, Changes: what the proposal changes, step by step
-//	match.go      Matcher: whether a write can reach a changed step
-//	compare.go    Compare, Finding: one write's two admissions compared
-//	tally.go      the counts of a run, the worst findings kept
-//	report.go     Report, Thresholds, Verdict: what was found, and what it means
-//	text.go       Report.WriteText
-//	junit.go      Report.WriteJUnit
-//	html.go       Report.WriteHTML: a self-contained page
-//	chart.go      the page's charts
+//	run.go            Options, Run: the two configurations' sessions, the writes a batch at a time
+//	source.go         Source, Sink, Write: where writes come from
+//	dump.go           Dump: a dump's objects, each written again
+//	cluster.go        Cluster, ClusterInputs: a live cluster's objects, its baseline and state
+//	log.go            Log: an audit log's writes, replayed
+//	event.go          an audit log's events
+//	replay.go         an event's write: its object, the object before it, its user and options
+//	admission.go      Overlay: the proposal over the baseline
+//	changes.go        Step, Change, Changes: what the proposal changes, step by step
+//	match.go          Matcher: whether a write can reach a changed step
+//	compare.go        Compare, Finding: one write's two admissions compared
+//	tally.go          the counts of a run, the worst findings kept
+//	report.go         Report, Thresholds, Verdict: what was found, and what it means
+//	text.go           Report.WriteText
+//	junit.go          Report.WriteJUnit
+//	html.go           Report.WriteHTML: a self-contained page
+//	policyreport.go   Report.PolicyReports: a Policy Report per namespace and the cluster's
+//	policyresults.go  a write's Policy Report results, one per step, and how steps are named
+//	chart.go          the page's charts
 package audit

@@ -2,7 +2,9 @@ package audit
 
 import (
 	"fmt"
+	"time"
 
+	"github.com/admitkit/admit/audit/policyreport"
 	"github.com/admitkit/admit/internal/words"
 )
 
@@ -16,8 +18,13 @@ type Report struct {
 	// Operation is how a dump's or a cluster's objects were written (an audit log's writes have
 	// their own).
 	Operation string `json:"operation,omitempty"`
+	// Namespace is the one namespace audited (Options.Namespace), "" for all.
+	Namespace string `json:"namespace,omitempty"`
 	Baseline  string `json:"baseline"`
 	Proposal  string `json:"proposal"`
+	// Time is the run's one moment, at which both configurations admitted every write
+	// (Options.Config.Now).
+	Time time.Time `json:"time"`
 	// Complete is false when the audit was interrupted: the counts are what was audited.
 	Complete bool `json:"complete"`
 	// Changes are the webhooks and policies the proposal adds, changes or removes.
@@ -68,6 +75,9 @@ type NamespaceCount struct {
 	Failing   int    `json:"failing"`
 	Mutated   int    `json:"mutated"`
 	Warned    int    `json:"warned"`
+	// Results count the namespace's Policy Report results by status, whole: those of every
+	// write with a new effect, listed or not (PolicyReports).
+	Results policyreport.Summary `json:"results"`
 }
 
 // Bad counts the namespace's writes the proposal newly denies or fails.

@@ -92,6 +92,8 @@ type runner struct {
 	ctx     context.Context
 	changes []Change
 	changed map[Step]string
+	// now is the run's one moment.
+	now     func() time.Time
 	matcher *Matcher
 	mapper  *resources.Mapper
 	// base and prop admit under the baseline and under the proposal.
@@ -124,6 +126,7 @@ func open(ctx context.Context, source Source, opts Options) (*runner, error) {
 		moment := time.Now().UTC().Truncate(time.Second)
 		cfg.Now = func() time.Time { return moment }
 	}
+	r.now = cfg.Now
 	var policies []*unstructured.Unstructured
 	for _, p := range append(append([]review.Input(nil), opts.Baseline.Policies...), opts.Proposal.Policies...) {
 		policies = append(policies, p.Object)
@@ -334,8 +337,8 @@ func (r *runner) flush() error {
 
 // report is what the run found.
 func (r *runner) report(source Source) *Report {
-	rep := &Report{APIVersion: "admit.dev/v1alpha1", Kind: "AuditReport", Source: source.Name(),
-		Baseline: r.opts.BaselineName, Proposal: r.opts.ProposalName, Complete: !r.interrupted}
+	rep := &Report{APIVersion: "admit.dev/v1alpha1", Kind: "AuditReport", Source: source.Name(), Namespace: r.opts.Namespace,
+		Baseline: r.opts.BaselineName, Proposal: r.opts.ProposalName, Time: r.now().UTC(), Complete: !r.interrupted}
 	if _, replayed := source.(*Log); !replayed {
 		rep.Operation = string(r.opts.Write.Operation)
 	}

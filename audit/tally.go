@@ -91,6 +91,9 @@ func (t *tally) add(f Finding, base, proposed *engine.Result) {
 	for _, e := range f.Effects {
 		t.countEffect(e, f, ns)
 	}
+	for _, res := range f.policyResults() {
+		ns.Results.Add(res.status)
+	}
 	t.found++
 	if rank := f.rank(); len(t.byRank[rank]) < t.limit {
 		t.byRank[rank] = append(t.byRank[rank], f)

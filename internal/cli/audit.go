@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/admitkit/admit/audit"
+	"github.com/admitkit/admit/audit/policyreport"
 )
 
 // auditOptions are admit audit's flags. session holds those it shares with admit review: the
@@ -42,6 +43,24 @@ type auditOptions struct {
 	progress io.Writer
 }
 
+// admit audit's -o values besides text, json and yaml: its findings as Policy Reports, a YAML
+// stream of a report per namespace and the cluster's, in the policy working group's format or
+// openreports.io's.
+const (
+	outputPolicyReport = "policyreport"
+	outputOpenReports  = "openreports"
+)
+
+var policyReportFormats = map[string]policyreport.Format{outputPolicyReport: policyreport.WGPolicy, outputOpenReports: policyreport.OpenReports}
+
+// addAuditOutputFlag registers audit's -o/--output, with shell completion of its values.
+func addAuditOutputFlag(cmd *cobra.Command, target *string) {
+	values := []string{outputText, outputJSON, outputYAML, outputPolicyReport, outputOpenReports}
+	cmd.Flags().StringVarP(target, "output", "o", outputText,
+		"output format: text, json, yaml, or Policy Reports for kubectl apply: policyreport (wgpolicyk8s.io/v1alpha2) or openreports (openreports.io/v1alpha1)")
+	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletion(values...))
+}
+
 // ExitInterrupted is admit audit's exit code when Ctrl-C stopped it: the shell's code for a
 // program ended by SIGINT. What was audited until then is reported.
 const ExitInterrupted = 130
@@ -67,6 +86,10 @@ level, each write replayed as the CREATE, UPDATE or DELETE it was, with its user
 update's old object taken from the log's earlier events). A dump's or a cluster's object is audited
 as its next write: an UPDATE that changes nothing by default, a CREATE with --operation CREATE.
 With --kubeconfig and -f or --audit-log, the cluster gives the baseline and the state.
+
+With -o policyreport (wgpolicyk8s.io/v1alpha2) or -o openreports (openreports.io/v1alpha1), the
+findings are written as Policy Reports for kubectl apply -f -: a report per namespace and the
+cluster's, the dashboards' format for policy results.
 
 Writes no changed webhook or policy can match are admitted alike under both and are not run.
 Requests are dry runs by default (--dry-run=none sends real writes' requests to the webhooks).
@@ -115,7 +138,7 @@ func (o *auditOptions) addFlags(cmd *cobra.Command) {
 	f.DurationVar(&s.timeout, "request-timeout", 60*time.Second, "each write's deadline, as kube-apiserver's --request-timeout")
 	addReachFlags(cmd, s)
 	addClusterOptionFlags(cmd, s)
-	addOutputFlag(cmd, &o.output)
+	addAuditOutputFlag(cmd, &o.output)
 	onceStringVar(f, &o.junitFile, "junit", "", "also write JUnit XML to this file: a test case per changed webhook and policy, failed when it newly denies or fails")
 	onceStringVar(f, &o.htmlFile, "html", "", "also write a self-contained HTML report with charts to this file")
 	f.IntVar(&o.maxNewDenials, "max-new-denials", 0, "exit 1 when more writes than this are newly denied (-1: no limit)")
@@ -138,8 +161,8 @@ func (o *auditOptions) addFlags(cmd *cobra.Command) {
 
 // check refuses flags that contradict each other, with what to give instead.
 func (o *auditOptions) check(cmd *cobra.Command) error {
-	if err := checkOutput(o.output); err != nil {
-		return err
+	if _, reports := policyReportFormats[o.output]; !reports && checkOutput(o.output) != nil {
+		return fmt.Errorf("unknown output format %q: use text, json, yaml, policyreport or openreports", o.output)
 	}
 	switch {
 	case len(o.session.webhooks) == 0:

@@ -165,9 +165,12 @@ func (o *auditOptions) finish(streams Streams, report *audit.Report) error {
 	verdict := report.Check(audit.Thresholds{NewDenials: o.maxNewDenials, NewFailures: o.maxNewFailures, NewWarnings: o.maxNewWarnings, NewMutations: o.maxNewMutations,
 		Unreviewed: o.maxUnreviewed, RefusedShare: o.maxRefusedShare})
 	var err error
-	if o.output == outputText {
+	switch format, reports := policyReportFormats[o.output]; {
+	case o.output == outputText:
 		err = report.WriteText(streams.Out)
-	} else {
+	case reports:
+		err = report.WritePolicyReports(streams.Out, format)
+	default:
 		err = writeStructured(streams.Out, o.output, report)
 	}
 	if err != nil {

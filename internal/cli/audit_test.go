@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/admitkit/admit/audit"
+	"github.com/admitkit/admit/audit/policyreport"
 	"github.com/admitkit/admit/internal/webhooktest"
 )
 
@@ -193,7 +194,10 @@ func TestAuditDump(t *testing.T) {
 	if diff := cmp.Diff(wantObjects, objects); diff != "" {
 		t.Errorf("objects (-want +got):\n%s", diff)
 	}
-	wantNamespaces := []audit.NamespaceCount{{Namespace: "shop", Audited: 4, Denied: 2, Mutated: 1, Warned: 1}, {Namespace: "ops", Audited: 3, Failing: 1}}
+	wantNamespaces := []audit.NamespaceCount{
+		{Namespace: "shop", Audited: 4, Denied: 2, Mutated: 1, Warned: 1, Results: policyreport.Summary{Fail: 2, Warn: 1, Pass: 1}},
+		{Namespace: "ops", Audited: 3, Failing: 1, Results: policyreport.Summary{Error: 1}},
+	}
 	if diff := cmp.Diff(wantNamespaces, report.Namespaces); diff != "" {
 		t.Errorf("namespaces, the worst first (-want +got):\n%s", diff)
 	}
@@ -257,7 +261,7 @@ func TestAuditBadInput(t *testing.T) {
 		{"a proposal without configurations", []string{"-f", f.dump, "--webhooks", f.dump + ".missing"}, "--webhooks: stat " + f.dump + ".missing: no such file or directory"},
 		{"a dump that is not one", []string{"-f", f.proposal + "x", "--webhooks", f.proposal}, "no such file"},
 		{"a log that is not one", []string{"--audit-log", f.dump, "--webhooks", f.proposal}, f.dump + ":1: not an audit event"},
-		{"an unknown output", []string{"-f", f.dump, "--webhooks", f.proposal, "-o", "html"}, `unknown output format "html"`},
+		{"an unknown output", []string{"-f", f.dump, "--webhooks", f.proposal, "-o", "html"}, `unknown output format "html": use text, json, yaml, policyreport or openreports`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -351,7 +355,7 @@ func TestAuditCompletion(t *testing.T) {
 	}{
 		{"--operation", []string{"UPDATE", "CREATE"}},
 		{"--dry-run", []string{"server", "none"}},
-		{"-o", []string{"text", "json", "yaml"}},
+		{"-o", []string{"text", "json", "yaml", "policyreport", "openreports"}},
 	}
 	for _, tt := range tests {
 		var out bytes.Buffer
