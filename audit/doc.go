@@ -32,6 +32,7 @@
 //	tally.go          the counts of a run, the worst findings kept
 //	report.go         Report, Thresholds, Verdict: what was found, and what it means
 //	text.go           Report.WriteText
+//	markdown.go       Report.WriteMarkdown: for a pull request's comment, bounded
 //	junit.go          Report.WriteJUnit
 //	html.go           Report.WriteHTML: a self-contained page
 //	policyreport.go   Report.PolicyReports: a Policy Report per namespace and the cluster's

@@ -55,9 +55,9 @@ var policyReportFormats = map[string]policyreport.Format{outputPolicyReport: pol
 
 // addAuditOutputFlag registers audit's -o/--output, with shell completion of its values.
 func addAuditOutputFlag(cmd *cobra.Command, target *string) {
-	values := []string{outputText, outputJSON, outputYAML, outputPolicyReport, outputOpenReports}
+	values := []string{outputText, outputJSON, outputYAML, outputMarkdown, outputPolicyReport, outputOpenReports}
 	cmd.Flags().StringVarP(target, "output", "o", outputText,
-		"output format: text, json, yaml, or Policy Reports for kubectl apply: policyreport (wgpolicyk8s.io/v1alpha2) or openreports (openreports.io/v1alpha1)")
+		"output format: text, json, yaml, markdown (for a pull request's comment), or Policy Reports for kubectl apply: policyreport (wgpolicyk8s.io/v1alpha2) or openreports (openreports.io/v1alpha1)")
 	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletion(values...))
 }
 
@@ -161,8 +161,8 @@ func (o *auditOptions) addFlags(cmd *cobra.Command) {
 
 // check refuses flags that contradict each other, with what to give instead.
 func (o *auditOptions) check(cmd *cobra.Command) error {
-	if _, reports := policyReportFormats[o.output]; !reports && checkOutput(o.output) != nil {
-		return fmt.Errorf("unknown output format %q: use text, json, yaml, policyreport or openreports", o.output)
+	if checkOutput(o.output, outputMarkdown, outputPolicyReport, outputOpenReports) != nil {
+		return fmt.Errorf("unknown output format %q: use text, json, yaml, markdown, policyreport or openreports", o.output)
 	}
 	switch {
 	case len(o.session.webhooks) == 0:

@@ -168,6 +168,8 @@ func (o *auditOptions) finish(streams Streams, report *audit.Report) error {
 	switch format, reports := policyReportFormats[o.output]; {
 	case o.output == outputText:
 		err = report.WriteText(streams.Out)
+	case o.output == outputMarkdown:
+		err = report.WriteMarkdown(streams.Out)
 	case reports:
 		err = report.WritePolicyReports(streams.Out, format)
 	default:

@@ -261,7 +261,7 @@ func TestAuditBadInput(t *testing.T) {
 		{"a proposal without configurations", []string{"-f", f.dump, "--webhooks", f.dump + ".missing"}, "--webhooks: stat " + f.dump + ".missing: no such file or directory"},
 		{"a dump that is not one", []string{"-f", f.proposal + "x", "--webhooks", f.proposal}, "no such file"},
 		{"a log that is not one", []string{"--audit-log", f.dump, "--webhooks", f.proposal}, f.dump + ":1: not an audit event"},
-		{"an unknown output", []string{"-f", f.dump, "--webhooks", f.proposal, "-o", "html"}, `unknown output format "html": use text, json, yaml, policyreport or openreports`},
+		{"an unknown output", []string{"-f", f.dump, "--webhooks", f.proposal, "-o", "html"}, `unknown output format "html": use text, json, yaml, markdown, policyreport or openreports`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -355,7 +355,7 @@ func TestAuditCompletion(t *testing.T) {
 	}{
 		{"--operation", []string{"UPDATE", "CREATE"}},
 		{"--dry-run", []string{"server", "none"}},
-		{"-o", []string{"text", "json", "yaml", "policyreport", "openreports"}},
+		{"-o", []string{"text", "json", "yaml", "markdown", "policyreport", "openreports"}},
 	}
 	for _, tt := range tests {
 		var out bytes.Buffer
