@@ -3,9 +3,10 @@
 // webhook servers, and cases — an object (with its old object, operation, user, dry run) and
 // what admission must decide about it. Run (or RunFile) starts the file's server, admits every
 // case as `admit review` admits an object (package review), checks each case's expectations
-// against its result, and with Options.Update rewrites a failing case's expectations from its
-// result, keeping the rest of the file as written. RunT runs a file's cases as Go subtests, so
-// that `go test ./...` holds a repository's test files.
+// against its result (with Options.Coverage, what the cases exercised of the webhooks and
+// policies: Report.Coverage), and with Options.Update rewrites a failing case's expectations
+// from its result, keeping the rest of the file as written. RunT runs a file's cases as Go
+// subtests, so that `go test ./...` holds a repository's test files.
 //
 // A file looks like this (paths are relative to the file):
 //
@@ -38,6 +39,10 @@
 //	schema.go  absent expectations checked against the kind's schema: one naming no field fails
 //	markdown.go WriteMarkdown: a run for a pull request's comment, bounded
 //	vacuous.go the control run: a case that passes without what it tests fails
+//	coverage.go        Coverage, NewCoverage: the units of a file's webhooks, policies and bindings
+//	coverage_record.go Record: what each case's result rows prove was exercised
+//	coverage_text.go   MergeCoverage, WriteText: several files' coverage added up, as a table
+//	coverage_html.go   WriteHTML: the configuration files with each unit's line marked
 //	update.go  Update, Encode, Files: expectations rewritten from results
 //	report.go  Report, CaseReport: what a run found
 //	gotest.go  RunT: a file's cases as Go subtests

@@ -3,6 +3,7 @@ package testsuite_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/admitkit/admit/testsuite"
@@ -25,4 +26,21 @@ func Example() {
 // A repository's test files under go test: each case a subtest.
 func TestExamplePolicies(t *testing.T) {
 	testsuite.RunT(t, "../examples/policies/admit-test.yaml")
+}
+
+// What a file's cases exercised of its policies: Options.Coverage, then the report's Coverage.
+func ExampleCoverage_WriteText() {
+	report := testsuite.RunFile(context.Background(), "../examples/policies/admit-test.yaml", testsuite.Options{Coverage: true})
+	coverage := testsuite.MergeCoverage(report.Coverage) // the totals of several files' runs
+	if err := coverage.WriteText(os.Stdout); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// coverage: 6 of 7 units (85.7%)
+	//   ITEM                                KIND                              UNITS  CASES
+	//   default-tier                        MutatingAdmissionPolicy           2/3    "a Deployment within its tier's limit gets the default tier", "a Deployment over its tier's limit is refused"
+	//     not matchCondition no-tier false
+	//   default-tier (of default-tier)      MutatingAdmissionPolicyBinding    1/1    "a Deployment within its tier's limit gets the default tier", "a Deployment over its tier's limit is refused"
+	//   replica-limit                       ValidatingAdmissionPolicy         2/2    "a Deployment within its tier's limit gets the default tier", "a Deployment over its tier's limit is refused", "an UPDATE that scales past the limit is refused too"
+	//   replica-limit (of replica-limit)    ValidatingAdmissionPolicyBinding  1/1    "a Deployment within its tier's limit gets the default tier", "a Deployment over its tier's limit is refused", "an UPDATE that scales past the limit is refused too"
 }

@@ -14,6 +14,9 @@ type Report struct {
 	Error   string        `json:"error,omitempty"`
 	Cases   []*CaseReport `json:"cases"`
 	Updated bool          `json:"updated,omitempty"`
+	// Coverage is what the cases exercised of the file's webhooks and policies, with
+	// Options.Coverage.
+	Coverage *Coverage `json:"coverage,omitempty"`
 	// Names are the names of every case of the file, selected or not.
 	Names []string `json:"-"`
 }

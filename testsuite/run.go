@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/admitkit/admit/builtin"
+	"github.com/admitkit/admit/config"
 	"github.com/admitkit/admit/review"
 )
 
@@ -32,6 +33,9 @@ type Options struct {
 	Admit string
 	// Warnings, when set, receives the apiserver's warnings about the configurations.
 	Warnings io.Writer
+	// Coverage reports what the cases exercised of the file's webhooks and policies
+	// (Report.Coverage).
+	Coverage bool
 }
 
 // RunFile loads a test file and runs it; a file that does not load is the Report's Error.
@@ -65,7 +69,7 @@ func Run(ctx context.Context, s *Suite, opts Options) *Report {
 	r := &run{suite: s, opts: opts, report: report, cases: cases}
 	if err := r.run(ctx); err != nil {
 		// The cases did not run: listed, they would count as failed without a reason.
-		report.Error, report.Cases = err.Error(), nil
+		report.Error, report.Cases, report.Coverage = err.Error(), nil, nil
 	}
 	return report
 }
@@ -108,6 +112,9 @@ func (r *run) run(ctx context.Context) (err error) {
 	}
 	if err := r.checkTests(cfg); err != nil {
 		return err
+	}
+	if r.opts.Coverage {
+		r.report.Coverage = r.newCoverage(cfg)
 	}
 	cases := cases{objects: objects, olds: olds, all: all}
 	err = r.admit(ctx, cfg, cases, func(i int) bool { return r.report.Cases[i].Error == "" },
@@ -310,6 +317,9 @@ func (r *run) check(i int, o *review.Outcome, schemas fieldSchemas) {
 		cr.Error = o.Err.Error()
 		return
 	}
+	if r.report.Coverage != nil {
+		r.report.Coverage.Record(c.Name, o.Result)
+	}
 	allowed := o.Result.Allowed
 	cr.Allowed, cr.Called, cr.Webhooks = &allowed, Called(o.Result), Rows(o.Result)
 	cr.Warnings, cr.AuditAnnotations = o.Result.Warnings, o.Result.AuditAnnotations
@@ -330,6 +340,18 @@ func (r *run) check(i int, o *review.Outcome, schemas fieldSchemas) {
 		}
 		cr.Updated, r.report.Updated = true, true
 	}
+}
+
+// newCoverage lists the units of cfg's webhooks and policies, placed in the file's webhooks
+// files (read again for their positions: a file that does not read leaves them unplaced).
+func (r *run) newCoverage(cfg review.Config) *Coverage {
+	c := NewCoverage(cfg)
+	if len(r.suite.Webhooks) > 0 {
+		if set, err := config.Load(config.Options{}, r.suite.Webhooks...); err == nil {
+			c.locate(set)
+		}
+	}
+	return c
 }
 
 // write rewrites the test file in place, and the expectation files --update rewrote, keeping

@@ -29,6 +29,10 @@ type testOptions struct {
 	update    bool
 	run       string
 	timeout   time.Duration
+	// coverage reports what the cases exercised; coverageHTML and minCoverage ask for it too.
+	coverage     bool
+	coverageHTML string
+	minCoverage  float64
 }
 
 func newTestCommand(streams Streams) *cobra.Command {
@@ -47,13 +51,22 @@ Directories are searched, subdirectories included, for admit-test.yaml and *.adm
 files; with no argument, the current directory. --update rewrites each case's expectations from
 what happened, like golden files. See docs/testing.md for the file format.
 
-Exit codes: 0 every case passed, 1 a case failed, 2 bad input (a file that cannot be read, a
+--coverage reports what the cases exercised of the files' webhooks and policies: each webhook
+called, each matchCondition seen true and false, each validation seen holding and failing, each
+mutation applied, each binding matched, and by which cases. --coverage-html writes it as a page
+of the configuration files with each of these lines marked; --min-coverage fails the run when
+less is covered.
+
+Exit codes: 0 every case passed, 1 a case failed (or coverage is below --min-coverage), 2 bad input (a file that cannot be read, a
 case that cannot be built, a server that does not start).`,
 		Example: `  # every test file under the current directory
   admit test
 
   # one file, JUnit XML for the CI system besides the text output
   admit test examples/testing/admit-test.yaml --junit report.xml
+
+  # what the cases exercise of the webhooks and policies, as text and as a page
+  admit test examples/testing --coverage --coverage-html coverage.html --min-coverage 80
 
   # record what happens now as the expectations
   admit test examples/testing/ --update`,
@@ -70,6 +83,9 @@ case that cannot be built, a server that does not start).`,
 	f.BoolVar(&o.update, "update", false, "rewrite the expectations of every case from its result")
 	f.StringVar(&o.run, "run", "", "run only the cases whose name matches this regular expression")
 	f.DurationVar(&o.timeout, "timeout", 30*time.Second, "each case's deadline, as the apiserver's request timeout")
+	f.BoolVar(&o.coverage, "coverage", false, "report what the cases exercised of the webhooks and policies")
+	onceStringVar(f, &o.coverageHTML, "coverage-html", "", "also write the coverage as an HTML page to this file (implies --coverage)")
+	f.Float64Var(&o.minCoverage, "min-coverage", 0, "fail when less than this percentage of the coverage units is hit (implies --coverage)")
 	return cmd
 }
 
@@ -79,6 +95,8 @@ type testReport struct {
 	Passed int                 `json:"passed"`
 	Failed int                 `json:"failed"`
 	Errors int                 `json:"errors"`
+	// Coverage adds up the files' coverage, with --coverage.
+	Coverage *testsuite.Coverage `json:"coverage,omitempty"`
 }
 
 func (o *testOptions) runTests(ctx context.Context, streams Streams, args []string) error {
@@ -92,20 +110,27 @@ func (o *testOptions) runTests(ctx context.Context, streams Streams, args []stri
 			return badInput(fmt.Errorf("--run: %w", err))
 		}
 	}
+	if o.minCoverage < 0 || o.minCoverage > 100 {
+		return badInput(fmt.Errorf("--min-coverage %g: a percentage, from 0 to 100", o.minCoverage))
+	}
+	o.coverage = o.coverage || o.coverageHTML != "" || o.minCoverage > 0
 	files, err := findTestFiles(args)
 	if err != nil {
 		return badInput(err)
 	}
 	report := &testReport{}
 	selected := 0
-	opts := testsuite.Options{Filter: filter, Timeout: o.timeout, Update: o.update, Warnings: streams.Err}
+	opts := testsuite.Options{Filter: filter, Timeout: o.timeout, Update: o.update, Warnings: streams.Err, Coverage: o.coverage}
+	var coverages []*testsuite.Coverage
 	for _, file := range files {
 		s := testsuite.RunFile(ctx, file, opts)
 		report.Suites = append(report.Suites, s)
 		selected += len(s.Cases)
 		passed, failed, errs := s.Counts()
 		report.Passed, report.Failed, report.Errors = report.Passed+passed, report.Failed+failed, report.Errors+errs
+		coverages = append(coverages, s.Coverage)
 	}
+	report.Coverage = testsuite.MergeCoverage(coverages...)
 	if filter != nil && selected == 0 && report.Errors == 0 {
 		// "0 cases, 0 failed" would pass a CI job whose pattern has a typo.
 		return badInput(noCaseSelected(o.run, report))
@@ -126,11 +151,36 @@ func (o *testOptions) runTests(ctx context.Context, streams Streams, args []stri
 			return fmt.Errorf("--junit %s: %w", o.junitFile, err)
 		}
 	}
+	if err := o.writeCoverageHTML(report.Coverage); err != nil {
+		return err
+	}
 	switch {
 	case report.Errors > 0:
 		return &exitError{code: ExitBadInput, err: errors.New("")}
 	case report.Failed > 0:
 		return &exitError{code: ExitRejected, err: errors.New("")}
+	case report.Coverage != nil && report.Coverage.Percent < o.minCoverage:
+		return &exitError{code: ExitRejected, err: fmt.Errorf("coverage %s%% is below --min-coverage %s%%",
+			strconv.FormatFloat(report.Coverage.Percent, 'f', -1, 64), strconv.FormatFloat(o.minCoverage, 'f', -1, 64))}
+	}
+	return nil
+}
+
+// writeCoverageHTML writes the coverage page --coverage-html asks for.
+func (o *testOptions) writeCoverageHTML(c *testsuite.Coverage) error {
+	if o.coverageHTML == "" || c == nil {
+		return nil
+	}
+	f, err := os.Create(o.coverageHTML)
+	if err != nil {
+		return badInput(fmt.Errorf("--coverage-html: %w", err))
+	}
+	err = c.WriteHTML(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("--coverage-html %s: %w", o.coverageHTML, err)
 	}
 	return nil
 }
@@ -202,7 +252,16 @@ func (o *testOptions) writeReport(w io.Writer, report *testReport) error {
 	case outputJSON, outputYAML:
 		return writeStructured(w, o.output, report)
 	}
-	return writeTestText(w, report)
+	if err := writeTestText(w, report); err != nil {
+		return err
+	}
+	if report.Coverage == nil {
+		return nil
+	}
+	if _, err := io.WriteString(w, "\n"); err != nil {
+		return err
+	}
+	return report.Coverage.WriteText(w)
 }
 
 func writeTestText(w io.Writer, report *testReport) error {

@@ -322,3 +322,78 @@ func TestAdmitTestUnreadableWebhooks(t *testing.T) {
 		t.Errorf("exit %d, output:\n%s\nwant 2, the error at %s:3 and no case run", code, out, hooks)
 	}
 }
+
+// --coverage adds the table after the results; -o json holds it in the report.
+func TestAdmitTestCoverage(t *testing.T) {
+	suite := filepath.Join("..", "..", "examples", "policies")
+	code, out, errOut := runTestCommand(t, suite, "--coverage")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"3 cases in 1 file: 3 passed, 0 failed\n\ncoverage: 6 of 7 units (85.7%)\n",
+		"  default-tier                        MutatingAdmissionPolicy           2/3    \"a Deployment within its tier's limit gets the default tier\", \"a Deployment over its tier's limit is refused\"\n    not matchCondition no-tier false\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+
+	code, out, errOut = runTestCommand(t, suite, "--coverage", "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	var report struct {
+		Coverage struct {
+			Units, Hit int
+			Percent    float64
+			Items      []struct {
+				Kind, Name, File string
+				Line             int
+				Units            []struct {
+					Part, Branch, Expression string
+					Index, Line              int
+					Hit                      bool
+					Cases                    []string
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &report); err != nil {
+		t.Fatalf("-o json: %v\n%s", err, out)
+	}
+	c := report.Coverage
+	if c.Units != 7 || c.Hit != 6 || c.Percent != 85.7 || len(c.Items) != 4 {
+		t.Fatalf("coverage: %+v", c)
+	}
+	vap := c.Items[2]
+	failed := vap.Units[1]
+	if vap.Kind != "ValidatingAdmissionPolicy" || vap.File != filepath.Join(suite, "policies.yaml") || vap.Line != 31 ||
+		failed.Part != "validation" || failed.Branch != "failed" || failed.Line != 47 || !failed.Hit ||
+		failed.Expression != "object.spec.replicas <= int(params.data.maxReplicas)" ||
+		!cmp.Equal(failed.Cases, []string{"a Deployment over its tier's limit is refused", "an UPDATE that scales past the limit is refused too"}) {
+		t.Errorf("the policy replica-limit: %+v", vap)
+	}
+}
+
+// --min-coverage fails the run below it, saying so; a percentage out of range is bad input.
+func TestAdmitTestMinCoverage(t *testing.T) {
+	suite := filepath.Join("..", "..", "examples", "policies")
+	for _, tc := range []struct {
+		min     string
+		code    int
+		message string
+	}{
+		{"85.7", ExitOK, ""},
+		{"90", ExitRejected, "admit: coverage 85.7% is below --min-coverage 90%\n"},
+		{"101", ExitBadInput, "admit: --min-coverage 101: a percentage, from 0 to 100\n"},
+	} {
+		code, out, errOut := runTestCommand(t, suite, "--min-coverage", tc.min)
+		if code != tc.code || errOut != tc.message {
+			t.Errorf("--min-coverage %s: exit %d, %q; want %d, %q\n%s", tc.min, code, errOut, tc.code, tc.message, out)
+		}
+		if tc.code != ExitBadInput && !strings.Contains(out, "coverage: 6 of 7 units (85.7%)") {
+			t.Errorf("--min-coverage %s does not show the coverage:\n%s", tc.min, out)
+		}
+	}
+}
