@@ -98,7 +98,7 @@ func actionCases(t *testing.T) []actionCase {
 	report := filepath.Join(t.TempDir(), "reports", "lint.sarif")
 	return []actionCase{
 		{name: "test passes", with: map[string]string{"command": "test", "args": "examples/policies"}, exitCode: "0",
-			summary: []string{"### admit test: passed (exit code 0)\n\n```text\n$ admit test --junit ", "3 cases in 1 file: 3 passed, 0 failed\n```\n"},
+			summary: []string{"### admit test: passed (exit code 0)\n\n### ✅ admit test\n", "3 cases in 1 file: 3 passed, 0 failed\n"},
 			check:   junitCounts(3, 0)},
 		{name: "test fails", with: map[string]string{"command": "test", "args": "test/cifit/testdata/failing.admit-test.yaml"}, exitCode: "1",
 			failedStep: "Fail as admit did",
@@ -108,13 +108,13 @@ func actionCases(t *testing.T) []actionCase {
 		{name: "args are split as a shell splits them", with: map[string]string{"command": "test", "args": `examples/policies --run "an UPDATE that 'scales'|scales past"`}, exitCode: "0",
 			summary: []string{"1 case in 1 file: 1 passed"}},
 		{name: "the working directory", with: map[string]string{"command": "test", "working-directory": "examples/policies"}, exitCode: "0",
-			summary: []string{"\nadmit-test.yaml: replica limits per tier", "3 cases in 1 file"}},
+			summary: []string{"### ✅ admit test", "3 cases in 1 file: 3 passed"}},
 		{name: "lint passes, its SARIF uploaded", with: map[string]string{"command": "lint", "args": "examples/policies/policies.yaml examples/testing/webhooks.yaml examples/audit/webhook-safe.yaml"}, exitCode: "0",
 			summary: []string{"### admit lint: passed (exit code 0)", "no findings"},
 			check:   sarifUpload(nil, "admit-lint")},
 		{name: "lint finds, its SARIF uploaded", with: map[string]string{"command": "lint", "args": "examples/policies/broken/policies.yaml", "report": report, "sarif-category": "policies"}, exitCode: "1",
 			failedStep: "Fail as admit did",
-			summary:    []string{"### admit lint: failed: findings (exit code 1)", "F05 policy-type-check"},
+			summary:    []string{"### admit lint: failed: findings (exit code 1)", "| `F05` policy-type-check |"},
 			check: func(t *testing.T, run *Run) {
 				if run.Outputs["report"] != report {
 					t.Errorf("report = %q, want the one asked for, %s", run.Outputs["report"], report)
@@ -138,7 +138,7 @@ func actionCases(t *testing.T) []actionCase {
 			check:   junitCounts(1, 1)},
 		{name: "audit beyond its thresholds", with: map[string]string{"command": "audit", "args": "-f examples/audit/dump.yaml --baseline examples/audit/current --webhooks examples/audit/deny.yaml"}, exitCode: "1",
 			failedStep: "Fail as admit did",
-			summary:    []string{"### admit audit: failed: new effects beyond the thresholds (exit code 1)", "DENIED   UPDATE Deployment shop/api", "admit: 2 newly denied writes (more than 0)"},
+			summary:    []string{"### admit audit: failed: new effects beyond the thresholds (exit code 1)", "| UPDATE Deployment shop/api |", "admit: 2 newly denied writes (more than 0)"},
 			check:      junitCounts(1, 1)},
 		{name: "an unknown command", with: map[string]string{"command": "review", "args": "-f x.yaml"}, failedStep: "run",
 			log: []string{`::error title=admit::command "review" is not test, lint or audit`}},

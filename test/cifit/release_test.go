@@ -85,12 +85,17 @@ func runAction(t *testing.T, job *Job, action *Action, with map[string]string) *
 
 // TestActionInstallsARelease installs a release by its tag, as `version: v0.0.0-test` asks: its
 // archive for the runner's platform downloaded, checked against the release's checksums and
-// put on PATH, once per job.
+// put on PATH, once per job. The summary is asked in text, whose fence must outlast the output's.
 func TestActionInstallsARelease(t *testing.T) {
 	root := repoRoot(t)
 	action, err := LoadAction(root)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for i := range action.Runs.Steps {
+		if action.Runs.Steps[i].ID == "run" {
+			action.Runs.Steps[i].Env["ADMIT_SUMMARY_FORMAT"] = "text"
+		}
 	}
 	job, err := NewJob(root, t.TempDir())
 	if err != nil {
@@ -206,16 +211,16 @@ func rewrite(t *testing.T, file string, line func(string) string) {
 	}
 }
 
-// TestActionSummaryInMarkdown switches the run step's summary format, as the one line to change
-// once admit has -o markdown: admit is then asked for Markdown, which the summary holds as it is.
+// TestActionSummaryInMarkdown runs the run step with its summary in Markdown, as action.yml sets
+// it in one line: admit is asked for Markdown, which the summary holds as it is.
 func TestActionSummaryInMarkdown(t *testing.T) {
 	root := repoRoot(t)
 	data, err := os.ReadFile(filepath.Join(root, "action.yml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(data), "ADMIT_SUMMARY_FORMAT: text"); n != 1 {
-		t.Fatalf("action.yml sets ADMIT_SUMMARY_FORMAT: text %d times, want once: the one line to change for -o markdown", n)
+	if n := strings.Count(string(data), "ADMIT_SUMMARY_FORMAT: markdown"); n != 1 {
+		t.Fatalf("action.yml sets ADMIT_SUMMARY_FORMAT: markdown %d times, want once: the one line that says the summary's format", n)
 	}
 	action, err := LoadAction(root)
 	if err != nil {
