@@ -16,8 +16,10 @@ import (
 // Update replaces the expectations of c with what res shows, as golden files are updated: the
 // decision always, the rejection's code and message (a messageRegexp the message still matches
 // is kept), warnings when there are some or the case listed them, the webhooks and policies
-// called; reason, audit annotations, outcomes and fields only where the case checked them, with
-// the keys it checked. The rest of the file is left as it was.
+// called, and the webhook or policy that rejected the object, with its outcome (so that the
+// case fails when another step rejects it instead); reason, audit annotations, the other
+// outcomes and fields only where the case checked them, with the keys it checked. The rest of
+// the file is left as it was.
 func (c *Case) Update(res *engine.Result) error {
 	expect := &yaml.Node{Kind: yaml.MappingNode}
 	add := func(key string, value *yaml.Node) {
@@ -47,13 +49,10 @@ func (c *Case) Update(res *engine.Result) error {
 		add("auditAnnotations", m)
 	}
 	add("called", stringList(Called(res)))
-	if old.Has("outcomes") {
-		got := Outcomes(res)
+	if outcomes := updatedOutcomes(old, res); old.Has("outcomes") || len(outcomes) > 0 {
 		m := &yaml.Node{Kind: yaml.MappingNode}
-		for _, name := range sortedKeys(old.Outcomes) {
-			if outcome, ok := got[name]; ok {
-				m.Content = append(m.Content, scalar(name, "!!str"), scalar(outcome, "!!str"))
-			}
+		for _, name := range sortedKeys(outcomes) {
+			m.Content = append(m.Content, scalar(name, "!!str"), scalar(outcomes[name], "!!str"))
 		}
 		add("outcomes", m)
 	}
@@ -404,4 +403,20 @@ func renderBlock(n *yaml.Node, indent string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// updatedOutcomes are the outcomes an updated case expects: those it checked, as they are now,
+// and the webhook's or policy's that rejected the object — the step that decided.
+func updatedOutcomes(old Expect, res *engine.Result) map[string]string {
+	got := Outcomes(res)
+	out := map[string]string{}
+	for name := range old.Outcomes {
+		if outcome, ok := got[name]; ok {
+			out[name] = outcome
+		}
+	}
+	if row := res.Rejecting(); !res.Allowed && row != nil && isCall(*row) {
+		out[row.Name] = got[row.Name]
+	}
+	return out
 }

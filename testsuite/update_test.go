@@ -72,6 +72,8 @@ cases:
         - 'careful: a colon'
       called:
         - w
+      outcomes:
+        w: denied
       # checked fields
       fields:
         spec.gone: null
