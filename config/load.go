@@ -86,26 +86,13 @@ func loadFile(in *manifest.Inputs, f manifest.File, check *manifest.KustomizeChe
 		return nil, 0, err
 	}
 	defer rc.Close()
-	r := manifest.NewReader(f.Name, rc)
 	p := &parser{set: &Set{}, others: others}
-	for {
-		obj, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			p.errs = append(p.errs, err)
-			continue
-		}
+	err = p.read(manifest.NewReader(f.Name, rc), func(obj manifest.Object) {
 		n++
 		check.Add(obj)
-		p.add(obj)
-	}
-	if len(p.errs) > 0 {
-		if hint := r.TemplateHint(); hint != nil {
-			p.errs = append(p.errs, hint)
-		}
-		return nil, n, errors.Join(p.errs...)
+	})
+	if err != nil {
+		return nil, n, err
 	}
 	return p.set, n, nil
 }

@@ -41,6 +41,15 @@ func Parse(name string, data []byte) (*Set, error) {
 // parseFrom reads the objects of r into a Set; on error, none, and every problem.
 func parseFrom(r *manifest.Reader) (*Set, error) {
 	p := &parser{set: &Set{}}
+	if err := p.read(r, nil); err != nil {
+		return nil, err
+	}
+	return p.set, nil
+}
+
+// read adds every object of r to the parser's Set, calling each (when set) with each object as
+// it is read; it returns every problem of r, the template hint last.
+func (p *parser) read(r *manifest.Reader, each func(manifest.Object)) error {
 	for {
 		obj, err := r.Next()
 		if err == io.EOF {
@@ -50,15 +59,18 @@ func parseFrom(r *manifest.Reader) (*Set, error) {
 			p.errs = append(p.errs, err)
 			continue
 		}
+		if each != nil {
+			each(obj)
+		}
 		p.add(obj)
 	}
 	if len(p.errs) > 0 {
 		if hint := r.TemplateHint(); hint != nil {
 			p.errs = append(p.errs, hint)
 		}
-		return nil, errors.Join(p.errs...)
+		return errors.Join(p.errs...)
 	}
-	return p.set, nil
+	return nil
 }
 
 type parser struct {
