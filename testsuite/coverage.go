@@ -86,6 +86,9 @@ type CoverageUnit struct {
 	Line int `json:"line,omitempty"`
 
 	path, last string
+	// column is the 1-based column of the unit's key: lines below indented further are its
+	// value's.
+	column int
 }
 
 // String names the unit as the text output does: "validation[1] failed".
@@ -275,7 +278,7 @@ func (c *Coverage) locate(set *config.Set) {
 		item.File, item.Line = source.File, source.Line
 		for _, u := range item.Units {
 			if pos, _, ok := source.Field(u.path); ok {
-				u.Line = pos.Line
+				u.Line, u.column = pos.Line, pos.Column
 			}
 		}
 		if len(item.Units) > 0 && item.Kind != KindValidatingPolicy && item.Kind != KindMutatingPolicy {

@@ -110,6 +110,7 @@ func (p *htmlPage) file(c *Coverage, file string, n int) error {
 	if err != nil {
 		return fmt.Errorf("coverage page: %w", err)
 	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 	byLine := map[int][]*CoverageUnit{}
 	labels := map[*CoverageUnit]string{}
 	units, hit := 0, 0
@@ -122,9 +123,9 @@ func (p *htmlPage) file(c *Coverage, file string, n int) error {
 			if u.Hit {
 				hit++
 			}
-			if u.Line > 0 {
-				byLine[u.Line] = append(byLine[u.Line], u)
-				labels[u] = item.Kind + " " + item.Name + ": " + u.String()
+			labels[u] = item.Kind + " " + item.Name + ": " + u.String()
+			for _, line := range unitLines(lines, u) {
+				byLine[line] = append(byLine[line], u)
 			}
 		}
 	}
@@ -134,7 +135,6 @@ func (p *htmlPage) file(c *Coverage, file string, n int) error {
 	}
 	p.raw("<h2 id=\"file-", strconv.Itoa(n), "\">", p.esc(file), " <span class=\"meta\">", strconv.Itoa(hit), " of ", strconv.Itoa(units),
 		" units (", percentText(percent), ")</span></h2>\n<pre class=\"source\" data-file=\"", p.esc(file), "\">")
-	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 	for i, line := range lines {
 		number := strconv.Itoa(i + 1)
 		us := byLine[i+1]
@@ -156,4 +156,22 @@ func (p *htmlPage) file(c *Coverage, file string, n int) error {
 	}
 	p.raw("</pre>\n")
 	return nil
+}
+
+// unitLines are the lines of u's key and value: its line, and those below indented further than
+// its key (a block scalar's, a flow mapping's continued); none when u has no line.
+func unitLines(lines []string, u *CoverageUnit) []int {
+	if u.Line <= 0 || u.Line > len(lines) {
+		return nil
+	}
+	out := []int{u.Line}
+	for n := u.Line + 1; n <= len(lines) && u.column > 0; n++ {
+		text := lines[n-1]
+		indent := len(text) - len(strings.TrimLeft(text, " "))
+		if strings.TrimSpace(text) == "" || indent < u.column {
+			break
+		}
+		out = append(out, n)
+	}
+	return out
 }

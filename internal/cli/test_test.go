@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"image/color"
+	"image/png"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -394,6 +396,66 @@ func TestAdmitTestMinCoverage(t *testing.T) {
 		}
 		if tc.code != ExitBadInput && !strings.Contains(out, "coverage: 6 of 7 units (85.7%)") {
 			t.Errorf("--min-coverage %s does not show the coverage:\n%s", tc.min, out)
+		}
+	}
+}
+
+// The coverage page, opened in a real browser: each line of a unit marked by what of it was hit
+// — here the MutatingAdmissionPolicy's lines not hit (the UPDATE case does not reach it), the
+// validation's partly (it failed, never held), the binding's hit — with titles naming the units
+// and cases, in their colours; nothing fetched from elsewhere.
+func TestAdmitTestCoverageHTMLInBrowser(t *testing.T) {
+	chromium := chromiumPath(t)
+	page := filepath.Join(t.TempDir(), "coverage.html")
+	code, out, errOut := runTestCommand(t, filepath.Join("..", "..", "examples", "policies"), "--run", "UPDATE", "--coverage-html", page)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	source, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if links := regexp.MustCompile(`(?:src|href)=|url\(|https?://|<script`).FindAllString(string(source), -1); len(links) > 0 {
+		t.Errorf("the page refers to something outside itself or runs a script: %q", links)
+	}
+
+	dom := string(headless(t, chromium, page, "--dump-dom"))
+	marked := regexp.MustCompile(`<span class="line (\w+)" data-line="(\d+)"`).FindAllStringSubmatch(dom, -1)
+	var got []string
+	for _, m := range marked {
+		got = append(got, m[2]+"="+m[1])
+	}
+	// policies.yaml: the MutatingAdmissionPolicy's matchCondition (16), its mutation's expression
+	// (20, its block 21), its binding (29); the validation (47) and its binding (56).
+	if want := "16=miss 20=miss 21=miss 29=miss 47=part 56=hit"; strings.Join(got, " ") != want {
+		t.Errorf("marked lines %q, want %q", strings.Join(got, " "), want)
+	}
+	for _, want := range []string{
+		`<p class="meta" id="total">2 of 7 units hit (28.6%)</p>`,
+		`<tr class="part"><td>replica-limit</td><td>ValidatingAdmissionPolicy</td><td class="n">1/2</td><td>../../examples/policies/policies.yaml:31</td><td>"an UPDATE that scales past the limit is refused too"</td></tr>`,
+		`title="ValidatingAdmissionPolicy replica-limit: validation[0] held: not hit` + "\n" +
+			`ValidatingAdmissionPolicy replica-limit: validation[0] failed: hit by &quot;an UPDATE that scales past the limit is refused too&quot;"><span class="ln">47</span>  - expression: "object.spec.replicas &lt;= int(params.data.maxReplicas)"</span>`,
+		`title="MutatingAdmissionPolicyBinding default-tier: matched: not hit"><span class="ln">29</span>  policyName: default-tier</span>`,
+	} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("the rendered page lacks %s", want)
+		}
+	}
+
+	shot := filepath.Join(t.TempDir(), "coverage.png")
+	headless(t, chromium, page, "--window-size=1200,1600", "--hide-scrollbars", "--screenshot="+shot)
+	data, err := os.ReadFile(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each class's colour fills whole lines and rows: more pixels of it than its legend's swatch.
+	for class, c := range map[string]color.RGBA{"hit": {0xb7, 0xf0, 0xb1, 0xff}, "miss": {0xf8, 0xb4, 0xb4, 0xff}, "part": {0xf9, 0xe0, 0xa0, 0xff}} {
+		if n := countColour(img, c); n < 15000 {
+			t.Errorf("%d pixels of %s's colour in the screenshot: its lines were not drawn", n, class)
 		}
 	}
 }
