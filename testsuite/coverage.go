@@ -42,6 +42,9 @@ type Coverage struct {
 	Hit     int             `json:"hit"`
 	Percent float64         `json:"percent"`
 	Items   []*CoverageItem `json:"items"`
+
+	// index finds the items by kind, configuration and name, as Record reads rows.
+	index map[string]*CoverageItem
 }
 
 // CoverageItem is one webhook, admission policy or binding of the suite's configurations.

@@ -49,12 +49,21 @@ func reached(o engine.Outcome) bool { return o != engine.OutcomeSkipped && o != 
 
 // find is the item of kind named name (in configuration, for a webhook).
 func (c *Coverage) find(kind, configuration, name string) *CoverageItem {
-	for _, item := range c.Items {
-		if item.Kind == kind && item.Name == name && (configuration == "" || item.Configuration == configuration) {
-			return item
+	if c.index == nil {
+		c.index = map[string]*CoverageItem{}
+		for _, item := range c.Items {
+			c.index[itemKey(item.Kind, item.Configuration, item.Name)] = item
 		}
 	}
-	return nil
+	return c.index[itemKey(kind, configuration, name)]
+}
+
+// itemKey finds an item: a webhook by its configuration too, a policy or binding by its name.
+func itemKey(kind, configuration, name string) string {
+	if kind != KindMutatingWebhook && kind != KindValidatingWebhook {
+		configuration = ""
+	}
+	return kind + "\x00" + configuration + "\x00" + name
 }
 
 // unit is the item's unit of part, branch and index; nil when it has none.
