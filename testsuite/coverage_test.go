@@ -220,3 +220,30 @@ func TestCoverageText(t *testing.T) {
 		t.Errorf("text (-want +got):\n%s", diff)
 	}
 }
+
+// The page escapes what comes from the files and the cases, and marks each unit's line.
+func TestCoverageHTML(t *testing.T) {
+	report := runCoverageSuite(t, `- name: <b>"plain" & simple</b>
+  object: {apiVersion: v1, kind: ConfigMap, metadata: {name: plain, namespace: default}, data: {a: b}}
+  expect: {allowed: true, fields: {metadata.labels.team: none}}
+`)
+	var b strings.Builder
+	if err := report.Coverage.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{
+		`<p class="meta" id="total">8 of 15 units hit (53.3%)</p>`,
+		`<span class="line part" data-line="10" title="ValidatingAdmissionPolicy cm-rules: validation[1] held: hit by &#34;&lt;b&gt;\&#34;plain\&#34; &amp; simple&lt;/b&gt;&#34;` + "\n" +
+			`ValidatingAdmissionPolicy cm-rules: validation[1] failed: not hit"><span class="ln">10</span>  - expression: &#34;object.metadata.name.size() &lt;= 10&#34;</span>`,
+		`<span class="line part" data-line="24"`,
+		`<span class="line miss" data-line="42"`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s\n%s", want, page)
+		}
+	}
+	if strings.Contains(page, "<b>") {
+		t.Error("the page holds a case's name unescaped")
+	}
+}
