@@ -11,6 +11,7 @@ import (
 
 	"github.com/admitkit/admit/internal/testbin"
 	"github.com/admitkit/admit/internal/testenv"
+	"github.com/admitkit/admit/kubelog"
 )
 
 // env is the environment shared by every test in this package; TestMain sets it before
@@ -19,6 +20,10 @@ import (
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
+	// klog's logger is process-wide and may not change while other goroutines log: quieted
+	// here, before the tests' clients log, rather than by the first chain a parallel test
+	// builds (package kubelog).
+	kubelog.Quiet()
 	// Tests run admit and contrib's example as processes under deadlines of their own: the
 	// binaries are there before the first test starts (a cold build takes minutes; make test
 	// builds them beforehand).
