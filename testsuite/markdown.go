@@ -65,6 +65,9 @@ func WriteMarkdown(w io.Writer, reports []*Report) error {
 	if err := table.Write(w); err != nil {
 		return err
 	}
+	if err := writeMarkdownCoverage(w, reports); err != nil {
+		return err
+	}
 	if full.Len() == 0 {
 		return nil
 	}
@@ -75,4 +78,40 @@ func WriteMarkdown(w io.Writer, reports []*Report) error {
 		_, err := io.WriteString(w, full.String()+"\n")
 		return err
 	})
+}
+
+// writeMarkdownCoverage writes the files' coverage, when it was measured (Options.Coverage): the
+// share of units hit, then, folded, the items that miss some, the most missed first as listed.
+func writeMarkdownCoverage(w io.Writer, reports []*Report) error {
+	var all []*Coverage
+	for _, r := range reports {
+		all = append(all, r.Coverage)
+	}
+	c := MergeCoverage(all...)
+	if c == nil {
+		return nil
+	}
+	if _, err := fmt.Fprintf(w, "**Coverage**: %.0f%% (%d of %s hit).\n\n", c.Percent, c.Hit, words.Plural(c.Units, "unit", "units")); err != nil {
+		return err
+	}
+	table := markdown.Table{Header: []string{"Item", "Kind", "Hit", "Not hit"}, More: "items"}
+	for _, item := range c.Items {
+		var missed []string
+		hit := 0
+		for _, u := range item.Units {
+			if u.Hit {
+				hit++
+			} else {
+				missed = append(missed, u.String())
+			}
+		}
+		if len(missed) > 0 {
+			table.Rows = append(table.Rows, []string{markdown.Cell(item.Name), markdown.Cell(item.Kind),
+				fmt.Sprintf("%d of %d", hit, len(item.Units)), markdown.Cell(strings.Join(missed, ", "))})
+		}
+	}
+	if len(table.Rows) == 0 {
+		return nil
+	}
+	return markdown.Details(w, markdown.HTML("What the cases do not reach"), table.Write)
 }

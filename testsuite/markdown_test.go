@@ -68,3 +68,32 @@ func TestWriteMarkdownAllPassed(t *testing.T) {
 		t.Errorf("rendered %q, want %q", got, want)
 	}
 }
+
+// With coverage measured, the Markdown says the share of units hit and, folded, the items that
+// miss some, with the units they miss.
+func TestWriteMarkdownCoverage(t *testing.T) {
+	coverage := &Coverage{Items: []*CoverageItem{
+		{Kind: KindValidatingPolicy, Name: "replica-limit", Units: []*CoverageUnit{
+			{Part: partValidation, Index: 0, Branch: "held", Hit: true}, {Part: partValidation, Index: 0, Branch: "failed"},
+		}},
+		{Kind: KindValidatingWebhook, Name: "a.example.com", Units: []*CoverageUnit{{Part: partWebhook, Branch: "called", Hit: true}}},
+	}}
+	coverage.sum()
+	var md bytes.Buffer
+	if err := WriteMarkdown(&md, []*Report{{File: "admit-test.yaml", Cases: []*CaseReport{{Name: "fine", Passed: true}}, Coverage: coverage}}); err != nil {
+		t.Fatal(err)
+	}
+	html := markdowntest.Render(t, md.String())
+	for _, want := range []string{
+		"<p><strong>Coverage</strong>: 67% (2 of 3 units hit).</p>",
+		"<details><summary>What the cases do not reach</summary>",
+		"<td>replica-limit</td>\n<td>ValidatingAdmissionPolicy</td>\n<td>1 of 2</td>\n<td>validation[0] failed</td>",
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the rendered report lacks %q:\n%s", want, html)
+		}
+	}
+	if strings.Contains(html, "a.example.com") {
+		t.Errorf("an item whose units are all hit is listed:\n%s", html)
+	}
+}
