@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"fmt"
 	"io"
-	"strings"
 
 	"github.com/admitkit/admit/manifest"
 	"github.com/admitkit/admit/review"
@@ -25,16 +23,4 @@ func readObjects(paths []string, recursive bool, stdin io.Reader) ([]review.Inpu
 		return nil, err
 	}
 	return review.Inputs(objects), nil
-}
-
-// joinErrors reports several input problems one per line.
-func joinErrors(errs []error) error {
-	if len(errs) == 1 {
-		return errs[0]
-	}
-	lines := make([]string, len(errs))
-	for i, err := range errs {
-		lines[i] = err.Error()
-	}
-	return fmt.Errorf("%s", strings.Join(lines, "\n"))
 }

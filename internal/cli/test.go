@@ -171,15 +171,7 @@ func (o *testOptions) writeCoverageHTML(c *testsuite.Coverage) error {
 	if o.coverageHTML == "" || c == nil {
 		return nil
 	}
-	f, err := os.Create(o.coverageHTML)
-	if err != nil {
-		return badInput(fmt.Errorf("--coverage-html: %w", err))
-	}
-	err = c.WriteHTML(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := writeFile(o.coverageHTML, c.WriteHTML); err != nil {
 		return fmt.Errorf("--coverage-html %s: %w", o.coverageHTML, err)
 	}
 	return nil
