@@ -29,6 +29,8 @@ func (c *Cluster) Scan(context.Context, ScanOptions) (Scan, error) { return Scan
 // Writes lists every served resource a changed step can match.
 func (c *Cluster) Writes(ctx context.Context, sink Sink) error {
 	op := admissionregistrationv1.OperationType(sink.Operation())
+	shard := sink.Shard()
+	var position int64
 	for _, r := range c.Cluster.Served() {
 		if !sink.Matcher().Matches(op, r.GVR, "") {
 			continue
@@ -45,11 +47,15 @@ func (c *Cluster) Writes(ctx context.Context, sink Sink) error {
 		err := c.Cluster.Each(ctx, r, c.Namespace, func(page []unstructured.Unstructured) error {
 			for i := range page {
 				obj := &page[i]
+				position++
+				if !shard.Owns(ObjectKey{Group: r.GVR.Group, Resource: r.GVR.Resource, Namespace: obj.GetNamespace(), Name: obj.GetName()}) {
+					continue
+				}
 				where := obj.GetName()
 				if ns := obj.GetNamespace(); ns != "" {
 					where = ns + "/" + where
 				}
-				if err := sink.AddStored(review.Input{Source: fmt.Sprintf("%s: %s %s", c.Cluster.Host, obj.GetKind(), where), Object: obj}); err != nil {
+				if err := sink.AddStored(review.Input{Source: fmt.Sprintf("%s: %s %s", c.Cluster.Host, obj.GetKind(), where), Object: obj}, position-1); err != nil {
 					return err
 				}
 			}

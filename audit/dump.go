@@ -2,12 +2,10 @@ package audit
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/admitkit/admit/clusterstate"
-	"github.com/admitkit/admit/internal/words"
 	"github.com/admitkit/admit/manifest"
 	"github.com/admitkit/admit/resources"
 	"github.com/admitkit/admit/review"
@@ -51,20 +49,27 @@ func (d *Dump) Scan(ctx context.Context, opts ScanOptions) (Scan, error) {
 // Writes audits every object of the dump but the configurations of admission, which are never
 // sent to webhooks or policies.
 func (d *Dump) Writes(ctx context.Context, sink Sink) error {
-	skipped := 0
-	err := d.Inputs.Each(func(o manifest.Object) error {
-		if resources.IsAdmissionConfiguration(o.Object.GroupVersionKind().GroupKind()) {
-			skipped++
-			sink.Skip()
+	var position int64
+	shard := sink.Shard()
+	return d.Inputs.Each(func(o manifest.Object) error {
+		position++
+		switch {
+		case !shard.Owns(sink.KeyOf(o.Object)):
+			return nil
+		case resources.IsAdmissionConfiguration(o.Object.GroupVersionKind().GroupKind()):
+			sink.Skip(configurationSkipped())
 			return nil
 		}
-		return sink.AddStored(review.Input{Source: o.Source.String(), Object: o.Object})
+		return sink.AddStored(review.Input{Source: o.Source.String(), Object: o.Object}, position-1)
 	})
-	if skipped > 0 {
-		sink.Note(fmt.Sprintf("%s of the dump: not audited, as they are never sent to webhooks or policies; give them with --baseline to compare with them",
-			words.Plural(skipped, "webhook configuration or admission policy", "webhook configurations and admission policies")))
+}
+
+// configurationSkipped is why a dump's webhook configurations and policies are not audited.
+func configurationSkipped() Skipped {
+	return Skipped{
+		One: "webhook configuration or admission policy", Many: "webhook configurations and admission policies",
+		Why: " of the dump: not audited, as they are never sent to webhooks or policies; give them with --baseline to compare with them",
 	}
-	return err
 }
 
 // sortedKeys are a set's members in order.

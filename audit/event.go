@@ -1,13 +1,8 @@
 package audit
 
 import (
-	"bufio"
 	"encoding/json"
-	"fmt"
-	"io"
 	"net/url"
-	"os"
-	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -29,60 +24,17 @@ type event struct {
 	User             authenticationv1.UserInfo  `json:"user"`
 	ImpersonatedUser *authenticationv1.UserInfo `json:"impersonatedUser"`
 	UserAgent        string                     `json:"userAgent"`
-	ObjectRef        *struct {
-		Resource    string `json:"resource"`
-		Namespace   string `json:"namespace"`
-		Name        string `json:"name"`
-		APIGroup    string `json:"apiGroup"`
-		APIVersion  string `json:"apiVersion"`
-		Subresource string `json:"subresource"`
-	} `json:"objectRef"`
-	ResponseStatus *metav1.Status  `json:"responseStatus"`
-	RequestObject  json.RawMessage `json:"requestObject"`
-	ResponseObject json.RawMessage `json:"responseObject"`
-}
-
-// eachEvent calls fn with every event of an audit log, and its line.
-func eachEvent(path string, fn func(line int, ev *event) error) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<20)
-	for line := 1; ; line++ {
-		data, err := r.ReadBytes('\n')
-		if err != nil && err != io.EOF {
-			return fmt.Errorf("%s:%d: %w", path, line, err)
-		}
-		if len(strings.TrimSpace(string(data))) > 0 {
-			var ev event
-			if jerr := json.Unmarshal(data, &ev); jerr != nil {
-				return fmt.Errorf("%s:%d: not an audit event (JSON lines of audit.k8s.io/v1 Events, as --audit-log-path writes them): %w", path, line, jerr)
-			}
-			if ev.Stage == "" || ev.Verb == "" {
-				return fmt.Errorf("%s:%d: not an audit event (it has no stage or verb)", path, line)
-			}
-			if ferr := fn(line, &ev); ferr != nil {
-				return ferr
-			}
-		}
-		if err == io.EOF {
-			return nil
-		}
-	}
+	ObjectRef        *objectRef                 `json:"objectRef"`
+	ResponseStatus   *metav1.Status             `json:"responseStatus"`
+	RequestObject    json.RawMessage            `json:"requestObject"`
+	ResponseObject   json.RawMessage            `json:"responseObject"`
 }
 
 // isWrite reports an event of a write that reached its end.
-func (ev *event) isWrite() bool {
-	if ev.Stage != "ResponseComplete" || ev.ObjectRef == nil || ev.ObjectRef.Resource == "" {
-		return false
-	}
-	switch ev.Verb {
-	case "create", "update", "patch", "delete":
-		return true
-	}
-	return false
+func (ev *event) isWrite() bool { return ev.head().isWrite() }
+
+func (ev *event) head() *eventHead {
+	return &eventHead{Stage: ev.Stage, Verb: ev.Verb, ObjectRef: ev.ObjectRef, ResponseObject: rawAlias(ev.ResponseObject)}
 }
 
 // succeeded reports a write the apiserver carried out, which changed what is stored.

@@ -19,12 +19,44 @@ import (
 // the options of its request; an UPDATE's old object is the object as the log last showed it
 // stored (the previous event's response at RequestResponse level, its request at Request
 // level), a patch applied to it.
+//
+// The log is a file or a directory of its rotated files (gzipped or not), read twice — its
+// state, then its writes — a line at a time, in bounded memory whatever its size. A shard
+// decodes in full only the events of the objects it owns and of the state.
 type Log struct {
+	// Path is the log's file or directory.
 	Path string
+	// Label, when set, names the log in the report and its errors instead of Path: "standard
+	// input" for a copy of it.
+	Label string
 }
 
-// Name is the log's path.
-func (l *Log) Name() string { return l.Path }
+// Name is the log's label, or its path.
+func (l *Log) Name() string { return cmp.Or(l.Label, l.Path) }
+
+// files are the log's files, the oldest first; a copy's lines are named after its label.
+func (l *Log) files() ([]string, error) {
+	files, err := logFiles(l.Path)
+	if err != nil && l.Label != "" {
+		return nil, fmt.Errorf("%s: %w", l.Label, err)
+	}
+	return files, err
+}
+
+// lines reads the log's lines, named after its label when it has one.
+func (l *Log) lines(fn func(*logLine) error) error {
+	files, err := l.files()
+	if err != nil {
+		return err
+	}
+	if l.Label == "" {
+		return readLines(files, fn)
+	}
+	return readLines(files, func(line *logLine) error {
+		line.file = l.Label
+		return fn(line)
+	})
+}
 
 // Scan counts the log's writes and their namespaces, and keeps the state as the log last shows
 // it (sorted, so that it is the same from run to run).
@@ -35,24 +67,34 @@ func (l *Log) Scan(ctx context.Context, opts ScanOptions) (Scan, error) {
 	if err != nil {
 		return Scan{}, err
 	}
-	state := newReplay(l.Path, mapper, func(gvr schema.GroupVersionResource) bool {
+	isState := func(gvr schema.GroupVersionResource) bool {
 		kind, err := mapper.KindFor(gvr, "")
 		gk := kind.GroupKind()
 		return err == nil && (resources.IsState(gk) || resources.IsCRD(gk))
-	}, false)
+	}
+	state := newReplay(mapper, isState, false)
 	events := 0
-	err = eachEvent(l.Path, func(line int, ev *event) error {
+	err = l.lines(func(line *logLine) error {
+		head, err := line.head()
+		if err != nil {
+			return err
+		}
 		events++
-		if !ev.isWrite() {
+		if !head.isWrite() {
 			return nil
 		}
 		out.Writes++
-		if ev.ObjectRef.Namespace != "" {
-			namespaces[ev.ObjectRef.Namespace] = true
+		if head.ObjectRef.Namespace != "" {
+			namespaces[head.ObjectRef.Namespace] = true
 		}
-		if opts.State {
-			state.write(line, ev)
+		if !opts.State || !isState(head.gvr()) {
+			return nil
 		}
+		ev, err := line.event()
+		if err != nil {
+			return err
+		}
+		state.write(line, ev)
 		return nil
 	})
 	if err != nil {
@@ -62,9 +104,9 @@ func (l *Log) Scan(ctx context.Context, opts ScanOptions) (Scan, error) {
 	// nothing must not pass for an audit of last week.
 	switch {
 	case events == 0:
-		return Scan{}, fmt.Errorf("%s holds no audit events", l.Path)
+		return Scan{}, fmt.Errorf("%s holds no audit events", l.Name())
 	case out.Writes == 0:
-		return Scan{}, fmt.Errorf("%s: no write to replay among its %s (a create, update, patch or delete at stage ResponseComplete)", l.Path, words.Plural(events, "event", "events"))
+		return Scan{}, fmt.Errorf("%s: no write to replay among its %s (a create, update, patch or delete at stage ResponseComplete)", l.Name(), words.Plural(events, "event", "events"))
 	}
 	for _, data := range state.stored {
 		if obj := eventObject(data); obj != nil {
@@ -78,14 +120,29 @@ func (l *Log) Scan(ctx context.Context, opts ScanOptions) (Scan, error) {
 	return out, nil
 }
 
-// Writes replays the log's writes, following only the objects a changed step can match.
+// Writes replays the log's writes, following only the objects a changed step can match. A
+// shard reads the head of every event and decodes the rest of its own objects' only.
 func (l *Log) Writes(ctx context.Context, sink Sink) error {
 	mapper, err := resources.Builtin()
 	if err != nil {
 		return err
 	}
-	replay := newReplay(l.Path, mapper, sink.Matcher().MatchesResource, sink.DryRun())
-	err = eachEvent(l.Path, func(line int, ev *event) error {
+	shard := sink.Shard()
+	replay := newReplay(mapper, sink.Matcher().MatchesResource, sink.DryRun())
+	return l.lines(func(line *logLine) error {
+		if shard.Count > 1 {
+			head, err := line.head()
+			if err != nil {
+				return err
+			}
+			if !head.isWrite() || replay.isConnect(head.ObjectRef) || !shard.Owns(head.key()) {
+				return nil
+			}
+		}
+		ev, err := line.event()
+		if err != nil {
+			return err
+		}
 		w, skip, ok := replay.write(line, ev)
 		switch {
 		case !ok:
@@ -95,22 +152,9 @@ func (l *Log) Writes(ctx context.Context, sink Sink) error {
 			sink.Unaffected()
 			return nil
 		case skip != "":
-			replay.skipped[skip]++
-			sink.Skip()
+			sink.Skip(Skipped{One: "write", Many: "writes", Why: " not replayed: " + skip})
 			return nil
 		}
 		return sink.Add(w)
 	})
-	for _, why := range sortedKeys(boolKeys(replay.skipped)) {
-		sink.Note(fmt.Sprintf("%s not replayed: %s", words.Plural(replay.skipped[why], "write", "writes"), why))
-	}
-	return err
-}
-
-func boolKeys(m map[string]int) map[string]bool {
-	out := make(map[string]bool, len(m))
-	for k := range m {
-		out[k] = true
-	}
-	return out
 }

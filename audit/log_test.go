@@ -25,8 +25,12 @@ func replayed(t *testing.T, path string, each func(w Write, skip string)) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := newReplay("audit.log", mapper, func(schema.GroupVersionResource) bool { return true }, false)
-	err = eachEvent(path, func(line int, ev *event) error {
+	r := newReplay(mapper, func(schema.GroupVersionResource) bool { return true }, false)
+	err = (&Log{Path: path, Label: "audit.log"}).lines(func(line *logLine) error {
+		ev, err := line.event()
+		if err != nil {
+			return err
+		}
 		if w, skip, ok := r.write(line, ev); ok {
 			each(w, skip)
 		}

@@ -17,32 +17,24 @@ import (
 	"github.com/admitkit/admit/review"
 )
 
-// storedKey identifies a stored object in a replay: its resource (any version), namespace, name.
-type storedKey struct {
-	group, resource, namespace, name string
-}
-
 // replay turns an audit log's events into writes. It keeps the last stored version of every
 // object whose resource tracked says to follow: the old object of its later updates and
 // deletes.
 type replay struct {
-	path    string
 	mapper  *resources.Mapper
 	tracked func(schema.GroupVersionResource) bool
 	dryRun  bool
-	stored  map[storedKey][]byte
-	// skipped counts the writes that cannot be replayed, by why.
-	skipped map[string]int
+	stored  map[ObjectKey][]byte
 }
 
-func newReplay(path string, mapper *resources.Mapper, tracked func(schema.GroupVersionResource) bool, dryRun bool) *replay {
-	return &replay{path: path, mapper: mapper, tracked: tracked, dryRun: dryRun, stored: map[storedKey][]byte{}, skipped: map[string]int{}}
+func newReplay(mapper *resources.Mapper, tracked func(schema.GroupVersionResource) bool, dryRun bool) *replay {
+	return &replay{mapper: mapper, tracked: tracked, dryRun: dryRun, stored: map[ObjectKey][]byte{}}
 }
 
 // eventWrite is one event being replayed: what it says, and what the replay knew before it.
 type eventWrite struct {
 	ev       *event
-	key      storedKey
+	key      ObjectKey
 	dryRun   bool
 	tracked  bool
 	previous []byte
@@ -59,17 +51,15 @@ func (r *replay) remember(e *eventWrite, obj []byte) {
 
 // write is the write an event replays, or why it cannot be replayed ("" with ok true: not a
 // write to replay at all). It records what the write stored for the events after it.
-func (r *replay) write(line int, ev *event) (w Write, skip string, ok bool) {
-	if !ev.isWrite() || r.isConnect(ev) {
+func (r *replay) write(line *logLine, ev *event) (w Write, skip string, ok bool) {
+	if !ev.isWrite() || r.isConnect(ev.ObjectRef) {
 		return Write{}, "", false
 	}
 	ref := ev.ObjectRef
 	query := ev.query()
-	e := &eventWrite{ev: ev, key: storedKey{group: ref.APIGroup, resource: ref.Resource, namespace: ref.Namespace, name: ref.Name},
+	// The key a shard is chosen by: a created object's generated name included.
+	e := &eventWrite{ev: ev, key: ev.head().key(),
 		dryRun: query.Get("dryRun") == metav1.DryRunAll, tracked: r.tracked(ev.gvr()), response: eventObject(ev.ResponseObject)}
-	if ref.Name == "" && ev.Verb == "create" && e.response != nil {
-		e.key.name = e.response.GetName() // a generated name
-	}
 	e.previous = r.stored[e.key]
 	w = r.frame(line, e)
 	object, skip := r.object(e, &w.Write)
@@ -87,7 +77,7 @@ func (r *replay) write(line int, ev *event) (w Write, skip string, ok bool) {
 		}
 		object.SetGroupVersionKind(kind)
 	}
-	source := fmt.Sprintf("%s:%d", r.path, line)
+	source := line.String()
 	w.Object = review.Input{Source: source, Object: object}
 	if w.Write.Operation == admissionv1.Update {
 		old := eventObject(e.previous)
@@ -105,20 +95,20 @@ func (r *replay) write(line int, ev *event) (w Write, skip string, ok bool) {
 }
 
 // isConnect reports a CONNECT (exec, attach, port-forward, proxy): not a write.
-func (r *replay) isConnect(ev *event) bool {
-	if ev.ObjectRef.Subresource == "" {
+func (r *replay) isConnect(ref *objectRef) bool {
+	if ref.Subresource == "" {
 		return false
 	}
-	res, err := r.mapper.Resource(ev.gvr())
+	res, err := r.mapper.Resource(schema.GroupVersionResource{Group: ref.APIGroup, Version: ref.APIVersion, Resource: ref.Resource})
 	if err != nil {
 		return false
 	}
-	sub, has := res.Subresource(ev.ObjectRef.Subresource)
+	sub, has := res.Subresource(ref.Subresource)
 	return has && sub.Connect
 }
 
 // frame is the write's user, options and origin, as the event's request said them.
-func (r *replay) frame(line int, e *eventWrite) Write {
+func (r *replay) frame(line *logLine, e *eventWrite) Write {
 	ev, query := e.ev, e.ev.query()
 	user := ev.User
 	if ev.ImpersonatedUser != nil {
@@ -136,7 +126,8 @@ func (r *replay) frame(line int, e *eventWrite) Write {
 			SubResource: ev.ObjectRef.Subresource, User: user, DryRun: r.dryRun || e.dryRun,
 			FieldValidation: query.Get("fieldValidation"), FieldManager: fieldManager, Namespace: ev.ObjectRef.Namespace,
 		},
-		Origin: fmt.Sprintf("%s:%d: %s %s by %s", r.path, line, ev.Verb, ev.describe(), user.Username),
+		Origin:   fmt.Sprintf("%s: %s %s by %s", line, ev.Verb, ev.describe(), user.Username),
+		Position: line.position,
 	}
 	if ev.ResponseStatus != nil {
 		w.Origin += fmt.Sprintf(", answered %d", ev.ResponseStatus.Code)

@@ -47,6 +47,8 @@ type Report struct {
 	Exceeded        []string `json:"exceeded,omitempty"`
 	Notes           []string `json:"notes,omitempty"`
 	DurationSeconds float64  `json:"durationSeconds"`
+	// Shard is set in the report of a shard (Options.Shard): what Merge reads besides.
+	Shard *ShardPart `json:"shard,omitempty"`
 }
 
 // StepCount is what one step newly does across the writes: changed steps, and any other step

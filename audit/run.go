@@ -43,6 +43,11 @@ type Options struct {
 	// Notes are what the report says first: what the caller found when it gathered the
 	// options (ClusterInputs' notes).
 	Notes []string
+	// Shard, when set, audits that share of the writes only, for Merge to add up with the
+	// other shards' reports: each reads the whole source for its state.
+	Shard Shard
+	// Clock is what the run's time and duration are read from (default time.Now).
+	Clock func() time.Time
 }
 
 // Run audits the writes of source: each admitted under the baseline and the proposal, a batch
@@ -50,7 +55,15 @@ type Options struct {
 // covers what was audited (Report.Complete false). The error is the input's: a source that does
 // not read, configurations a Session refuses.
 func Run(ctx context.Context, source Source, opts Options) (*Report, error) {
-	start := time.Now()
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	start := opts.Clock()
+	if opts.Shard.Sharded() {
+		if _, err := opts.Shard.checked(); err != nil {
+			return nil, err
+		}
+	}
 	if opts.Write.Operation == "" {
 		opts.Write.Operation = admissionv1.Update
 	}
@@ -75,11 +88,8 @@ func Run(ctx context.Context, source Source, opts Options) (*Report, error) {
 	case err != nil:
 		return nil, err
 	}
-	for _, a := range r.prop.session.Assumed() {
-		r.notes = append(r.notes, "assumed "+a)
-	}
 	report := r.report(source)
-	report.DurationSeconds = time.Since(start).Seconds()
+	report.DurationSeconds = opts.Clock().Sub(start).Seconds()
 	return report, nil
 }
 
@@ -123,7 +133,7 @@ func open(ctx context.Context, source Source, opts Options) (*runner, error) {
 	if cfg.Now == nil {
 		// Both configurations admit every object at one moment, so that what they create (uids,
 		// creation times, managedFields' times) is the same unless a step changes it.
-		moment := time.Now().UTC().Truncate(time.Second)
+		moment := opts.Clock().UTC().Truncate(time.Second)
 		cfg.Now = func() time.Time { return moment }
 	}
 	r.now = cfg.Now
@@ -206,9 +216,27 @@ func (r *runner) Operation() string { return string(r.opts.Write.Operation) }
 func (r *runner) DryRun() bool      { return r.opts.Write.DryRun }
 func (r *runner) Namespace() string { return r.opts.Namespace }
 func (r *runner) Note(note string)  { r.notes = append(r.notes, note) }
-func (r *runner) Skip()             { r.tally.totals.Skipped++; r.read.Add(1); r.progress() }
+func (r *runner) Shard() Shard      { return r.opts.Shard }
 func (r *runner) Unaffected()       { r.tally.totals.Unaffected++; r.read.Add(1); r.progress() }
 func (r *runner) progress()         { r.reportProgress() }
+
+func (r *runner) Skip(why Skipped) {
+	r.tally.totals.Skipped++
+	r.tally.skipped[why]++
+	r.read.Add(1)
+	r.progress()
+}
+
+// KeyOf is the object's key, its resource as the run's mapper knows its kind (the kind itself
+// for a kind it does not know).
+func (r *runner) KeyOf(obj *unstructured.Unstructured) ObjectKey {
+	gvk := obj.GroupVersionKind()
+	k := ObjectKey{Group: gvk.Group, Resource: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	if res, err := r.mapper.ResourceFor(gvk); err == nil {
+		k.Resource = res.GVR.Resource
+	}
+	return k
+}
 func (r *runner) reportProgress() {
 	if r.opts.Progress != nil {
 		r.opts.Progress(r.read.Load(), r.total.Load())
@@ -217,8 +245,8 @@ func (r *runner) reportProgress() {
 
 // AddStored audits a stored object's next write: an update that changes nothing, or its
 // creation again with what the apiserver sets taken away.
-func (r *runner) AddStored(in review.Input) error {
-	w := Write{Object: in, Write: r.opts.Write}
+func (r *runner) AddStored(in review.Input, position int64) error {
+	w := Write{Object: in, Write: r.opts.Write, Position: position}
 	if ns := in.Object.GetNamespace(); ns != "" {
 		w.Write.Namespace = ns
 	}
@@ -318,13 +346,13 @@ func (r *runner) flush() error {
 		b, p := base[i], prop[i]
 		switch {
 		case p.Err != nil:
-			r.tally.addUnreviewed(w.Object.Source, p.Err)
+			r.tally.addUnreviewed(w.Object.Source, w.Position, p.Err)
 		case b.Err != nil:
-			r.tally.addUnreviewed(w.Object.Source, b.Err)
+			r.tally.addUnreviewed(w.Object.Source, w.Position, b.Err)
 		default:
 			f := Compare(b, p, r.changed)
 			f.Origin = w.Origin
-			r.tally.add(f, b.Result, p.Result)
+			r.tally.add(f, w.Position, b.Result, p.Result)
 		}
 	}
 	r.read.Add(int64(len(writes)))
@@ -342,23 +370,12 @@ func (r *runner) report(source Source) *Report {
 	if _, replayed := source.(*Log); !replayed {
 		rep.Operation = string(r.opts.Write.Operation)
 	}
-	for _, c := range r.changes {
-		rep.Changes = append(rep.Changes, c)
+	rep.Changes = append([]Change{}, r.changes...)
+	r.tally.totals.Read = int(r.read.Load())
+	var shard *Shard
+	if r.opts.Shard.Sharded() {
+		shard = &r.opts.Shard
 	}
-	rep.Totals = r.tally.totals
-	rep.Totals.Read = int(r.read.Load())
-	rep.Steps = r.tally.sortedSteps()
-	rep.Namespaces = r.tally.sortedNamespaces()
-	rep.Objects, rep.OmittedObjects = r.tally.findings()
-	rep.Unreviewed = r.tally.unreviewed.sorted()
-	rep.RefusedByBoth = r.tally.refused.sorted()
-	rep.Notes = r.notes
-	if rep.Changes == nil {
-		rep.Changes = []Change{}
-		rep.Notes = append(rep.Notes, "the proposal changes nothing in the baseline: every write is admitted alike")
-	}
-	if rep.Objects == nil {
-		rep.Objects = []Finding{}
-	}
+	r.tally.fill(rep, r.notes, r.prop.session.Assumed(), shard)
 	return rep
 }

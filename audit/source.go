@@ -49,6 +49,18 @@ type Write struct {
 	Resource *schema.GroupVersionResource
 	// Origin describes where the write comes from: an audit log's event.
 	Origin string
+	// Position is the write's place in the source, counting the writes of every shard (an
+	// audit log's events, a dump's objects): the order of the report's lists, whatever the
+	// sharding.
+	Position int64
+}
+
+// Skipped says why writes are not audited, for the report's notes: words.Plural(count, One,
+// Many) + Why, "3 writes not replayed: ...".
+type Skipped struct {
+	One  string `json:"one"`
+	Many string `json:"many"`
+	Why  string `json:"why"`
 }
 
 // Sink takes a source's writes.
@@ -56,13 +68,18 @@ type Sink interface {
 	// Add audits a write.
 	Add(Write) error
 	// AddStored audits a stored object's next write, as the audit's options write one: an
-	// UPDATE that changes nothing, or its CREATE again.
-	AddStored(review.Input) error
-	// Skip counts a write that is not audited: a configuration in a dump, an event that cannot
-	// be replayed. Unaffected counts a write no changed step can match, known so before its
-	// request is built.
-	Skip()
+	// UPDATE that changes nothing, or its CREATE again; position is as Write's.
+	AddStored(in review.Input, position int64) error
+	// Skip counts a write that is not audited, and why: a configuration in a dump, an event
+	// that cannot be replayed. Unaffected counts a write no changed step can match, known so
+	// before its request is built.
+	Skip(Skipped)
 	Unaffected()
+	// Shard is the share of the writes audited: a source gives the sink the writes of the
+	// objects it owns only (Shard.Owns), and tells them apart as cheaply as it can.
+	Shard() Shard
+	// KeyOf is a stored object's key, its resource as the audit knows its kind.
+	KeyOf(*unstructured.Unstructured) ObjectKey
 	// Note adds a note to the report.
 	Note(string)
 	// Matcher says what the changed steps can match.

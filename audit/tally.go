@@ -7,54 +7,72 @@ import (
 	"strings"
 
 	"github.com/admitkit/admit/engine"
+	"github.com/admitkit/admit/internal/words"
 )
 
-// tally accumulates a run's comparisons: totals, steps, namespaces, and the writes with an
-// effect, at most limit of them kept (the worst first, then in input order).
+// tally accumulates a run's comparisons — totals, steps, namespaces, the writes with an effect,
+// at most limit of them kept (the worst first, then in the source's order) — or, in Merge, the
+// shards' reports.
 type tally struct {
 	limit      int
 	totals     Totals
 	steps      map[Step]*StepCount
 	namespaces map[string]*NamespaceCount
 	// byRank keeps, per rank, the first limit findings: the report lists the worst limit.
-	byRank     [][]Finding
+	byRank     [][]placed[Finding]
 	found      int
 	unreviewed groups
 	refused    groups
+	// skipped counts the writes not audited, by why.
+	skipped map[Skipped]int
+	// keepAll keeps every finding, for findings to list the worst limit: in Merge, whose
+	// findings do not come in the source's order.
+	keepAll bool
 }
 
-// groups count writes by a reason, keeping the first write of each and the reasons' order.
+// placed is something found at a write's position in the source.
+type placed[T any] struct {
+	at    int64
+	value T
+}
+
+// groups count writes by a reason, keeping the first write of each, where it is in the source.
 type groups struct {
-	byReason map[string]*Unreviewed
-	order    []string
+	byReason map[string]*placed[Unreviewed]
 }
 
-func (g *groups) add(reason, source string) {
+// add counts n writes of reason, the first of them source at position at.
+func (g *groups) add(reason, source string, at int64, n int) {
 	if g.byReason == nil {
-		g.byReason = map[string]*Unreviewed{}
+		g.byReason = map[string]*placed[Unreviewed]{}
 	}
 	u, ok := g.byReason[reason]
 	if !ok {
-		u = &Unreviewed{Reason: reason, First: source}
+		u = &placed[Unreviewed]{at: at, value: Unreviewed{Reason: reason, First: source}}
 		g.byReason[reason] = u
-		g.order = append(g.order, reason)
+	} else if at < u.at {
+		u.at, u.value.First = at, source
 	}
-	u.Count++
+	u.value.Count += n
 }
 
-// sorted are the groups, the most frequent first.
-func (g *groups) sorted() []Unreviewed {
-	out := make([]Unreviewed, 0, len(g.order))
-	for _, r := range g.order {
-		out = append(out, *g.byReason[r])
+// sorted are the groups, the most frequent first, then in the order of their first writes; at
+// are those writes' positions.
+func (g *groups) sorted() (out []Unreviewed, at []int64) {
+	all := make([]placed[Unreviewed], 0, len(g.byReason))
+	for _, u := range g.byReason {
+		all = append(all, *u)
 	}
-	slices.SortStableFunc(out, func(a, b Unreviewed) int { return cmp.Compare(b.Count, a.Count) })
-	return out
+	slices.SortFunc(all, func(a, b placed[Unreviewed]) int { return cmp.Or(cmp.Compare(b.value.Count, a.value.Count), cmp.Compare(a.at, b.at)) })
+	for _, u := range all {
+		out, at = append(out, u.value), append(at, u.at)
+	}
+	return out, at
 }
 
 func newTally(limit int, changed []Change) *tally {
 	t := &tally{limit: limit, steps: map[Step]*StepCount{}, namespaces: map[string]*NamespaceCount{},
-		byRank: make([][]Finding, len(effects()))}
+		byRank: make([][]placed[Finding], len(effects())), skipped: map[Skipped]int{}}
 	for _, c := range changed {
 		t.steps[c.Step] = &StepCount{Step: c.Step, Change: c.What}
 	}
@@ -71,8 +89,8 @@ func (t *tally) step(k Step) *StepCount {
 }
 
 // add counts one write's comparison; base and proposed are its admissions, to count which
-// changed steps were called.
-func (t *tally) add(f Finding, base, proposed *engine.Result) {
+// changed steps were called; at is the write's position.
+func (t *tally) add(f Finding, at int64, base, proposed *engine.Result) {
 	t.totals.Audited++
 	ns := t.namespaces[f.Namespace]
 	if ns == nil {
@@ -83,7 +101,7 @@ func (t *tally) add(f Finding, base, proposed *engine.Result) {
 	t.countMatches(base, proposed)
 	if !base.Allowed && !proposed.Allowed {
 		t.totals.RefusedByBoth++
-		t.refused.add(refusal(base, f.Name), f.Source)
+		t.refused.add(refusal(base, f.Name), f.Source, at, 1)
 	}
 	if len(f.Effects) == 0 {
 		return
@@ -94,9 +112,14 @@ func (t *tally) add(f Finding, base, proposed *engine.Result) {
 	for _, res := range f.policyResults() {
 		ns.Results.Add(res.status)
 	}
+	t.keep(f, at)
+}
+
+// keep counts a finding at position at, and keeps it if it may be listed.
+func (t *tally) keep(f Finding, at int64) {
 	t.found++
-	if rank := f.rank(); len(t.byRank[rank]) < t.limit {
-		t.byRank[rank] = append(t.byRank[rank], f)
+	if rank := f.rank(); t.keepAll || len(t.byRank[rank]) < t.limit {
+		t.byRank[rank] = append(t.byRank[rank], placed[Finding]{at: at, value: f})
 	}
 }
 
@@ -172,23 +195,45 @@ func refusal(base *engine.Result, name string) string {
 	return message
 }
 
-// addUnreviewed counts a write that could not be reviewed, grouped by why.
-func (t *tally) addUnreviewed(source string, err error) {
+// addUnreviewed counts a write that could not be reviewed, grouped by why; at is its position.
+func (t *tally) addUnreviewed(source string, at int64, err error) {
 	t.totals.Unreviewed++
-	t.unreviewed.add(strings.TrimPrefix(err.Error(), source+": "), source)
+	t.unreviewed.add(strings.TrimPrefix(err.Error(), source+": "), source, at, 1)
 }
 
-// findings are the findings kept, worst first, at most limit; omitted counts the others.
-func (t *tally) findings() (listed []Finding, omitted int) {
+// findings are the findings kept, worst first, then in the source's order, at most limit, and
+// their positions; omitted counts the others.
+func (t *tally) findings() (listed []Finding, at []int64, omitted int) {
 	for _, rank := range t.byRank {
+		slices.SortStableFunc(rank, func(a, b placed[Finding]) int { return cmp.Compare(a.at, b.at) })
 		for _, f := range rank {
 			if len(listed) == t.limit {
 				break
 			}
-			listed = append(listed, f)
+			listed, at = append(listed, f.value), append(at, f.at)
 		}
 	}
-	return listed, t.found - len(listed)
+	return listed, at, t.found - len(listed)
+}
+
+// skippedNotes say what was not audited and why, in the order of the reasons.
+func (t *tally) skippedNotes() []string {
+	var notes []string
+	for _, s := range t.sortedSkipped() {
+		notes = append(notes, words.Plural(s.Count, s.One, s.Many)+s.Why)
+	}
+	return notes
+}
+
+func (t *tally) sortedSkipped() []SkippedCount {
+	out := make([]SkippedCount, 0, len(t.skipped))
+	for s, n := range t.skipped {
+		out = append(out, SkippedCount{Skipped: s, Count: n})
+	}
+	slices.SortFunc(out, func(a, b SkippedCount) int {
+		return cmp.Or(strings.Compare(a.Why, b.Why), strings.Compare(a.One, b.One), strings.Compare(a.Many, b.Many))
+	})
+	return out
 }
 
 // sortedSteps are the steps, the worst first: most new denials and failures, then warnings,
