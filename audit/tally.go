@@ -63,7 +63,9 @@ func (g *groups) sorted() (out []Unreviewed, at []int64) {
 	for _, u := range g.byReason {
 		all = append(all, *u)
 	}
-	slices.SortFunc(all, func(a, b placed[Unreviewed]) int { return cmp.Or(cmp.Compare(b.value.Count, a.value.Count), cmp.Compare(a.at, b.at)) })
+	slices.SortFunc(all, func(a, b placed[Unreviewed]) int {
+		return cmp.Or(cmp.Compare(b.value.Count, a.value.Count), cmp.Compare(a.at, b.at))
+	})
 	for _, u := range all {
 		out, at = append(out, u.value), append(at, u.at)
 	}
