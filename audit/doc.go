@@ -11,6 +11,11 @@
 // (Options.BatchSize): a source is read twice, once for the state admission reads, then a batch
 // of writes at a time.
 //
+// An audit spreads over processes — the pods of an Indexed Job — with Options.Shard: each shard
+// audits the writes of the objects whose key hashes to it, reading the whole source for the
+// state, and Merge adds the shards' reports (ReadReport) up to the report of one run, byte for
+// byte but for its time and duration.
+//
 // A program audits a dump with Run and renders the Report as it likes (WriteText, WriteJUnit,
 // WriteHTML, its JSON, or PolicyReports: the working group's and openreports.io's Policy Reports,
 // which the dashboards of policy results show); Report.Check says what the counts make of the
@@ -23,6 +28,7 @@
 //	dump.go           Dump: a dump's objects, each written again
 //	cluster.go        Cluster, ClusterInputs: a live cluster's objects, its baseline and state
 //	log.go            Log: an audit log's writes, replayed
+//	logfile.go        an audit log's files, lines and event heads, read a line at a time
 //	event.go          an audit log's events
 //	replay.go         an event's write: its object, the object before it, its user and options
 //	admission.go      Overlay: the proposal over the baseline
@@ -30,6 +36,8 @@
 //	match.go          Matcher: whether a write can reach a changed step
 //	compare.go        Compare, Finding: one write's two admissions compared
 //	tally.go          the counts of a run, the worst findings kept
+//	shard.go          Shard, ObjectKey: which writes a shard audits
+//	merge.go          Merge, ReadReport: shards' reports added up
 //	report.go         Report, Thresholds, Verdict: what was found, and what it means
 //	text.go           Report.WriteText
 //	markdown.go       Report.WriteMarkdown: for a pull request's comment, bounded

@@ -3,6 +3,7 @@ package audit
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,7 +25,9 @@ import (
 // first (eventHead), the whole event only when the reader asks.
 
 // logFiles are the files of the log at path, the oldest first. A directory's files are ordered
-// by the time of their first event, whatever the rotation's naming; files without events last.
+// by the time of their first event, whatever the rotation's naming; files whose events have no
+// time by logrotate's numbering (audit.log.2.gz before audit.log.1 before audit.log); files
+// without events last.
 func logFiles(path string) ([]string, error) {
 	info, err := os.Stat(path)
 	if err != nil {
@@ -62,13 +66,24 @@ func logFiles(path string) ([]string, error) {
 		case !a.first.Equal(b.first):
 			return a.first.Compare(b.first)
 		}
-		return strings.Compare(a.path, b.path)
+		return cmp.Or(cmp.Compare(rotation(b.path), rotation(a.path)), strings.Compare(a.path, b.path))
 	})
 	out := make([]string, len(files))
 	for i, f := range files {
 		out[i] = f.path
 	}
 	return out, nil
+}
+
+// rotation is the number logrotate gives a rotated file (audit.log.3, audit.log.3.gz): the
+// higher, the older; -1 for a name without one, the live file.
+func rotation(path string) int {
+	name := strings.TrimSuffix(filepath.Base(path), ".gz")
+	dot := strings.LastIndexByte(name, '.')
+	if n, err := strconv.Atoi(name[dot+1:]); dot >= 0 && err == nil && n >= 0 {
+		return n
+	}
+	return -1
 }
 
 // firstEventTime is when a file's first event was logged; zero for a file without events.
@@ -277,4 +292,23 @@ func writtenKey(ref *objectRef, verb string, response []byte) ObjectKey {
 		}
 	}
 	return k
+}
+
+// SpoolLog copies a log from r — standard input — to a temporary file, to be read twice as a
+// Log named label; remove deletes the copy, whatever the error. Memory stays bounded: the copy
+// is streamed.
+func SpoolLog(r io.Reader, label string) (log *Log, remove func(), err error) {
+	f, err := os.CreateTemp("", "admit-audit-log-*")
+	if err != nil {
+		return nil, func() {}, err
+	}
+	remove = func() { os.Remove(f.Name()) }
+	_, err = io.Copy(f, r)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, remove, fmt.Errorf("%s: %w", label, err)
+	}
+	return &Log{Path: f.Name(), Label: label}, remove, nil
 }

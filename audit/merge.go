@@ -1,10 +1,14 @@
 package audit
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
+
+	"sigs.k8s.io/yaml"
 
 	"github.com/admitkit/admit/internal/words"
 )
@@ -139,8 +143,11 @@ func checkShards(shards []ShardReport) ([]ShardReport, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("%s missing: the merge of %s would not be the whole audit", words.Plural(len(missing), "shard "+strings.Join(missing, ", ")+" is", "shards "+strings.Join(missing, ", ")+" are"),
-			words.Plural(len(shards), "report", "reports"))
+		which := "shard " + missing[0] + " is"
+		if len(missing) > 1 {
+			which = "shards " + strings.Join(missing, ", ") + " are"
+		}
+		return nil, fmt.Errorf("%s missing: the merge of %s would not be the whole audit", which, words.Plural(len(shards), "report", "reports"))
 	}
 	return byIndex, nil
 }
@@ -232,4 +239,29 @@ func union(a, b []string) []string {
 		}
 	}
 	return a
+}
+
+// ReadReport reads a report as admit audit -o json or -o yaml writes it; a field it does not
+// know is an error, since a report of another version or another command would merge wrong.
+func ReadReport(r io.Reader) (*Report, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("empty: not an audit report")
+	}
+	if data, err = yaml.YAMLToJSON(data); err != nil {
+		return nil, fmt.Errorf("neither JSON nor YAML: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var rep Report
+	if err := dec.Decode(&rep); err != nil {
+		return nil, fmt.Errorf("not an audit report of this version of admit: %w", err)
+	}
+	if rep.APIVersion != reportAPIVersion || rep.Kind != reportKind {
+		return nil, fmt.Errorf("a %s %s, not an audit report (%s %s)", rep.APIVersion, rep.Kind, reportAPIVersion, reportKind)
+	}
+	return &rep, nil
 }

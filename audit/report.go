@@ -8,6 +8,12 @@ import (
 	"github.com/admitkit/admit/internal/words"
 )
 
+// A report's apiVersion and kind.
+const (
+	reportAPIVersion = "admit.dev/v1alpha1"
+	reportKind       = "AuditReport"
+)
+
 // Report is what an audit found: its -o json and yaml output, what the text, JUnit and HTML
 // renderings show.
 type Report struct {

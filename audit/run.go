@@ -365,7 +365,7 @@ func (r *runner) flush() error {
 
 // report is what the run found.
 func (r *runner) report(source Source) *Report {
-	rep := &Report{APIVersion: "admit.dev/v1alpha1", Kind: "AuditReport", Source: source.Name(), Namespace: r.opts.Namespace,
+	rep := &Report{APIVersion: reportAPIVersion, Kind: reportKind, Source: source.Name(), Namespace: r.opts.Namespace,
 		Baseline: r.opts.BaselineName, Proposal: r.opts.ProposalName, Time: r.now().UTC(), Complete: !r.interrupted}
 	if _, replayed := source.(*Log); !replayed {
 		rep.Operation = string(r.opts.Write.Operation)

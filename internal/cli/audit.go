@@ -27,18 +27,12 @@ type auditOptions struct {
 	user          string
 	groups        []string
 	validate      string
-	output        string
-	junitFile     string
-	htmlFile      string
+	report        auditReportOptions
 	limit         int
 	batchSize     int
 	concurrency   int
-	// Thresholds: the exit code is 1 when a count of new effects exceeds its own; -1 is none.
-	maxNewDenials, maxNewFailures, maxNewWarnings, maxNewMutations int
-	// maxUnreviewed: the exit code is 2 when more writes than this could not be reviewed;
-	// maxRefusedShare when a larger share of the audited writes both configurations refuse.
-	maxUnreviewed   int
-	maxRefusedShare float64
+	// shard is --shard's "I/N", or the Indexed Job's.
+	shard string
 	// progress is the terminal a progress line is written to; nil for none.
 	progress io.Writer
 }
@@ -113,6 +107,7 @@ what was audited).`,
 		},
 	}
 	o.addFlags(cmd)
+	cmd.AddCommand(newAuditMergeCommand(streams))
 	return cmd
 }
 
@@ -138,22 +133,13 @@ func (o *auditOptions) addFlags(cmd *cobra.Command) {
 	f.DurationVar(&s.timeout, "request-timeout", 60*time.Second, "each write's deadline, as kube-apiserver's --request-timeout")
 	addReachFlags(cmd, s)
 	addClusterOptionFlags(cmd, s)
-	addAuditOutputFlag(cmd, &o.output)
-	onceStringVar(f, &o.junitFile, "junit", "", "also write JUnit XML to this file: a test case per changed webhook and policy, failed when it newly denies or fails")
-	onceStringVar(f, &o.htmlFile, "html", "", "also write a self-contained HTML report with charts to this file")
-	f.IntVar(&o.maxNewDenials, "max-new-denials", 0, "exit 1 when more writes than this are newly denied (-1: no limit)")
-	f.IntVar(&o.maxNewFailures, "max-new-failures", 0, "exit 1 when more writes than this have newly failing webhook calls (-1: no limit)")
-	f.IntVar(&o.maxNewWarnings, "max-new-warnings", -1, "exit 1 when more writes than this get new warnings (-1: no limit)")
-	f.IntVar(&o.maxNewMutations, "max-new-mutations", -1, "exit 1 when more objects than this are newly mutated (-1: no limit)")
-	f.IntVar(&o.maxUnreviewed, "max-unreviewed", 0, "exit 2 when more writes than this cannot be reviewed (an unknown kind, an invalid object)")
-	f.Float64Var(&o.maxRefusedShare, "max-refused-share", audit.DefaultRefusedShare, "exit 2 when a larger share (0 to 1) of the audited writes is refused under both the baseline and the proposal: their answer under the proposal is unknown (-1: no limit)")
+	o.report.addFlags(cmd)
+	onceStringVar(f, &o.shard, "shard", "", "audit shard INDEX/COUNT of the writes (from 0), for admit audit merge to add up: the writes of the objects that hash to it, the whole state read (default in an Indexed Job: $"+audit.EnvCompletionIndex+"/$"+audit.EnvShardCount+")")
 	f.IntVar(&o.limit, "limit", 200, "list at most this many objects, the worst first (the counts are always whole)")
 	f.IntVar(&o.batchSize, "batch-size", 500, "objects read and admitted at a time: what is held in memory")
 	f.IntVar(&o.concurrency, "concurrency", 16, "admissions run at once under each configuration")
 	_ = cmd.MarkFlagFilename("kubeconfig")
 	_ = cmd.MarkFlagFilename("audit-log")
-	_ = cmd.MarkFlagFilename("junit", "xml")
-	_ = cmd.MarkFlagFilename("html", "html")
 	_ = cmd.RegisterFlagCompletionFunc("operation", fixedCompletion("UPDATE", "CREATE"))
 	_ = cmd.RegisterFlagCompletionFunc("dry-run", fixedCompletion("server", "none"))
 	_ = cmd.RegisterFlagCompletionFunc("validate", fixedCompletion("strict", "warn", "ignore"))
@@ -161,8 +147,8 @@ func (o *auditOptions) addFlags(cmd *cobra.Command) {
 
 // check refuses flags that contradict each other, with what to give instead.
 func (o *auditOptions) check(cmd *cobra.Command) error {
-	if checkOutput(o.output, outputMarkdown, outputPolicyReport, outputOpenReports) != nil {
-		return fmt.Errorf("unknown output format %q: use text, json, yaml, markdown, policyreport or openreports", o.output)
+	if err := o.report.check(); err != nil {
+		return err
 	}
 	switch {
 	case len(o.session.webhooks) == 0:
@@ -191,14 +177,6 @@ func (o *auditOptions) check(cmd *cobra.Command) error {
 	if _, err := fieldValidationOf(o.validate); err != nil {
 		return err
 	}
-	for name, v := range map[string]int{"--max-new-denials": o.maxNewDenials, "--max-new-failures": o.maxNewFailures, "--max-new-warnings": o.maxNewWarnings, "--max-new-mutations": o.maxNewMutations} {
-		if v < -1 {
-			return fmt.Errorf("%s %d: give a count, or -1 for no limit", name, v)
-		}
-	}
-	if s := o.maxRefusedShare; s != -1 && (s < 0 || s > 1) {
-		return fmt.Errorf("--max-refused-share %g: give a share from 0 to 1, or -1 for no limit", s)
-	}
 	stdin := 0
 	for _, paths := range [][]string{o.files, o.session.webhooks, o.baseline, o.session.cluster, o.session.crds} {
 		for _, p := range paths {
@@ -210,8 +188,8 @@ func (o *auditOptions) check(cmd *cobra.Command) error {
 	if stdin > 1 {
 		return errors.New(`"-" (standard input) is given more than once: one input can read it`)
 	}
-	if o.auditLog == "-" {
-		return errors.New(`--audit-log "-": give the log's file (it is read twice: its state, then its writes)`)
+	if o.auditLog == "-" && stdin > 0 {
+		return errors.New(`"-" (standard input) is given more than once: one input can read it`)
 	}
 	return nil
 }

@@ -40,7 +40,11 @@ func (o *auditOptions) run(cmd *cobra.Command, streams Streams) error {
 		}
 		return badInput(err)
 	}
-	return o.finish(streams, report)
+	if opts.Shard.Sharded() {
+		// A shard's verdict is the merge's: its report is written, and it succeeded.
+		return o.report.write(streams, report)
+	}
+	return o.report.finish(streams, report)
 }
 
 // options are the audit's options and source, as the flags give them: the proposal over the
@@ -63,6 +67,9 @@ func (o *auditOptions) options(ctx context.Context, cmd *cobra.Command, streams 
 		return opts, nil, cleanup, badInput(err)
 	}
 	opts = audit.Options{Config: cfg, Write: o.write(), Namespace: o.namespace, Limit: o.limit, BatchSize: o.batchSize, ProposalName: strings.Join(s.webhooks, ", ")}
+	if opts.Shard, err = o.shardOf(streams); err != nil {
+		return opts, nil, cleanup, badInput(err)
+	}
 	var baseline *review.Admission
 	switch {
 	case len(o.baseline) > 0:
@@ -129,10 +136,40 @@ func (o *auditOptions) source(cluster *clusterstate.Cluster, stdin io.Reader) (a
 			return nil, remove, badInput(err)
 		}
 		return &audit.Dump{Inputs: dump, Paths: o.files}, remove, nil
+	case o.auditLog == "-":
+		// A log is read twice: its state, then its writes.
+		log, remove, err := audit.SpoolLog(stdin, "standard input")
+		if err != nil {
+			return nil, remove, badInput(err)
+		}
+		return log, remove, nil
 	case o.auditLog != "":
 		return &audit.Log{Path: o.auditLog}, func() {}, nil
 	}
 	return &audit.Cluster{Cluster: cluster, Namespace: o.namespace}, func() {}, nil
+}
+
+// shardOf is the shard --shard names, or the Indexed Job's the environment gives; the zero
+// Shard for the whole source. A shard's report is for admit audit merge: JSON or YAML.
+func (o *auditOptions) shardOf(streams Streams) (audit.Shard, error) {
+	var shard audit.Shard
+	if o.shard != "" {
+		s, err := audit.ParseShard(o.shard)
+		if err != nil {
+			return shard, fmt.Errorf("--shard: %w", err)
+		}
+		shard = s
+	} else {
+		s, ok, err := audit.ShardFromEnv(streams.getenv)
+		if !ok || err != nil {
+			return shard, err
+		}
+		shard = s
+	}
+	if o.report.output != outputJSON && o.report.output != outputYAML {
+		return shard, fmt.Errorf("shard %s: a shard's report is for admit audit merge to read: give -o json or -o yaml", shard)
+	}
+	return shard, nil
 }
 
 // write is how a dump's or a cluster's objects are written.
@@ -158,45 +195,6 @@ func (o *auditOptions) showProgress(opts *audit.Options) (stop func()) {
 		}
 		return fmt.Sprintf("auditing: %d%s (%s; Ctrl-C reports what is done)", p.done.Load(), of, elapsed.Round(time.Second))
 	})
-}
-
-// finish writes the report in every form asked for and returns the exit code.
-func (o *auditOptions) finish(streams Streams, report *audit.Report) error {
-	verdict := report.Check(audit.Thresholds{NewDenials: o.maxNewDenials, NewFailures: o.maxNewFailures, NewWarnings: o.maxNewWarnings, NewMutations: o.maxNewMutations,
-		Unreviewed: o.maxUnreviewed, RefusedShare: o.maxRefusedShare})
-	var err error
-	switch format, reports := policyReportFormats[o.output]; {
-	case o.output == outputText:
-		err = report.WriteText(streams.Out)
-	case o.output == outputMarkdown:
-		err = report.WriteMarkdown(streams.Out)
-	case reports:
-		err = report.WritePolicyReports(streams.Out, format)
-	default:
-		err = writeStructured(streams.Out, o.output, report)
-	}
-	if err != nil {
-		return err
-	}
-	if o.junitFile != "" {
-		if err := writeFile(o.junitFile, report.WriteJUnit); err != nil {
-			return fmt.Errorf("--junit %s: %w", o.junitFile, err)
-		}
-	}
-	if o.htmlFile != "" {
-		if err := writeFile(o.htmlFile, report.WriteHTML); err != nil {
-			return fmt.Errorf("--html %s: %w", o.htmlFile, err)
-		}
-	}
-	code := map[audit.Verdict]int{audit.Pass: ExitOK, audit.Fail: ExitRejected, audit.BadInput: ExitBadInput, audit.Interrupted: ExitInterrupted}[verdict]
-	if code == ExitOK {
-		return nil
-	}
-	msg := strings.Join(report.Exceeded, "; ")
-	if !report.Complete {
-		msg = strings.TrimPrefix(msg+"; interrupted: the report covers the writes audited before Ctrl-C", "; ")
-	}
-	return &exitError{code: code, err: errors.New(msg)}
 }
 
 // writeFile writes a file through write, reporting the first error.

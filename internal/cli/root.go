@@ -21,6 +21,16 @@ type Streams struct {
 	In  io.Reader
 	Out io.Writer
 	Err io.Writer
+	// Getenv reads the environment (os.Getenv); nil is an empty one.
+	Getenv func(string) string
+}
+
+// getenv reads the environment the streams were given.
+func (s Streams) getenv(name string) string {
+	if s.Getenv == nil {
+		return ""
+	}
+	return s.Getenv(name)
 }
 
 // exitError carries an exit code chosen by a command through cobra's error return.

@@ -1,0 +1,107 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/admitkit/admit/audit"
+)
+
+// auditMergeOptions are admit audit merge's flags: how the merged report is written and judged.
+type auditMergeOptions struct {
+	report auditReportOptions
+}
+
+func newAuditMergeCommand(streams Streams) *cobra.Command {
+	o := &auditMergeOptions{}
+	cmd := &cobra.Command{
+		Use:   "merge REPORT...",
+		Short: "Add the reports of an audit's shards up to the report of the whole audit",
+		Long: `Read the JSON or YAML reports of every shard of one audit (admit audit --shard I/N -o json) —
+files, or directories of them — and write the report one run over the whole source would have
+written: the same counts, the same worst-first lists under the same --limit, the same exit code
+under the same thresholds. A shard missing or given twice, or reports of different audits, are
+an error naming them.
+
+Exit codes as admit audit's: 0 nothing new beyond the thresholds, 1 new denials or failures (or
+warnings, mutations) beyond them, 2 bad input, a shard missing, or writes that could not be
+reviewed, 130 when a shard was interrupted.`,
+		Example: `  # four shards, then their merge as the CI gate
+  for i in 0 1 2 3; do admit audit --audit-log logs/ --webhooks proposed/ --shard $i/4 -o json > shard-$i.json & done; wait
+  admit audit merge shard-*.json --junit audit.xml`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.report.check(); err != nil {
+				return badInput(err)
+			}
+			shards, err := readShardReports(args)
+			if err != nil {
+				return badInput(err)
+			}
+			report, err := audit.Merge(shards)
+			if err != nil {
+				return badInput(err)
+			}
+			return o.report.finish(streams, report)
+		},
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return []string{"json", "yaml"}, cobra.ShellCompDirectiveFilterFileExt
+		},
+	}
+	o.report.addFlags(cmd)
+	return cmd
+}
+
+// readShardReports reads the reports the arguments name: files, and the .json, .yaml and .yml
+// files of directories.
+func readShardReports(args []string) ([]audit.ShardReport, error) {
+	var paths []string
+	for _, arg := range args {
+		info, err := os.Stat(arg)
+		if err != nil {
+			return nil, err
+		}
+		if !info.IsDir() {
+			paths = append(paths, arg)
+			continue
+		}
+		entries, err := os.ReadDir(arg)
+		if err != nil {
+			return nil, err
+		}
+		before := len(paths)
+		for _, e := range entries {
+			switch strings.ToLower(filepath.Ext(e.Name())) {
+			case ".json", ".yaml", ".yml":
+				if e.Type().IsRegular() {
+					paths = append(paths, filepath.Join(arg, e.Name()))
+				}
+			}
+		}
+		if len(paths) == before {
+			return nil, fmt.Errorf("%s: no report in the directory (.json, .yaml or .yml files)", arg)
+		}
+	}
+	var shards []audit.ShardReport
+	for _, path := range paths {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		report, err := audit.ReadReport(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		shards = append(shards, audit.ShardReport{Name: path, Report: report})
+	}
+	if len(shards) == 0 {
+		return nil, errors.New("no report to merge")
+	}
+	return shards, nil
+}
