@@ -116,3 +116,12 @@ func fileTail(path string, n int) string {
 	}
 	return strings.Join(all, "\n")
 }
+
+// cpu is the CPU time the process has used so far.
+func (p *process) cpu() (time.Duration, error) {
+	d, err := cpuTime(p.cmd.Process.Pid)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", p.name, err)
+	}
+	return d, nil
+}

@@ -432,3 +432,15 @@ func writeKubeconfig(path string, config *rest.Config) error {
 	}
 	return nil
 }
+
+// CPU is the CPU time, user and system, kube-apiserver and etcd have used since they started:
+// what a benchmark measures the apiserver's own work by (Linux only).
+func (e *Env) CPU() (apiserver, etcd time.Duration, err error) {
+	if apiserver, err = e.apiserver.cpu(); err != nil {
+		return 0, 0, err
+	}
+	if etcd, err = e.etcd.cpu(); err != nil {
+		return 0, 0, err
+	}
+	return apiserver, etcd, nil
+}

@@ -115,7 +115,7 @@ func mustContain(t *testing.T, s string, parts ...string) {
 }
 
 // admitBinary returns the admit binary TestMain provided (see internal/testbin).
-func admitBinary(t *testing.T) string {
+func admitBinary(t testing.TB) string {
 	t.Helper()
 	if admitPath == "" {
 		t.Fatal("no admit binary: TestMain provides it")
