@@ -18,12 +18,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/admitkit/admit/certs"
 	"github.com/admitkit/admit/config"
+	"github.com/admitkit/admit/internal/benchinput"
 	"github.com/admitkit/admit/internal/loopback"
 	"github.com/admitkit/admit/resources"
 	"github.com/admitkit/admit/webhook"
@@ -235,22 +235,8 @@ func TestStreamedReviewIsReview(t *testing.T) {
 // the benchmark ends, and returns its configuration as the apiserver stores it.
 func serveReviewWebhook(b testing.TB) []*admissionregistrationv1.MutatingWebhookConfiguration {
 	b.Helper()
-	label := webhook.DefaulterFunc[*metav1.PartialObjectMetadata](func(_ context.Context, _ *webhook.Request, obj *metav1.PartialObjectMetadata) ([]string, error) {
-		if obj.Labels == nil {
-			obj.Labels = map[string]string{}
-		}
-		obj.Labels[reviewedLabel] = "true"
-		return nil, nil
-	})
 	registry := webhook.NewRegistry(webhook.HTTPOptions{})
-	if err := registry.Register(webhook.Webhook{
-		Name: "reviewed.bench.admit.dev", Type: webhook.TypeMutating, Path: "/label",
-		Rules: []admissionregistrationv1.RuleWithOperations{{
-			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
-			Rule:       admissionregistrationv1.Rule{APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*"}},
-		}},
-		Handler: webhook.DefaultingHandler[*metav1.PartialObjectMetadata](label),
-	}); err != nil {
+	if err := benchinput.RegisterLabeller(registry, reviewedLabel); err != nil {
 		b.Fatal(err)
 	}
 	dir, caPEM := loopback.Certs(b, "admit review benchmark")

@@ -33,23 +33,7 @@ func auditLog(t *testing.T, dir string) string {
 func TestAuditLog(t *testing.T) {
 	dir := t.TempDir()
 	path := auditLog(t, dir)
-	proposal := filepath.Join(dir, "proposal.yaml")
-	if err := os.WriteFile(proposal, []byte(`apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata: {name: no-bob}
-spec:
-  matchConstraints:
-    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: ["*"], resources: [configmaps]}]
-  matchConditions: [{name: bob, expression: "request.userInfo.username == 'bob'"}]
-  validations: [{expression: "false", message: "bob may not write ConfigMaps"}]
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata: {name: no-bob}
-spec: {policyName: no-bob, validationActions: [Deny]}
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	proposal := writeTemp(t, dir, "proposal.yaml", noBobPolicy)
 	stdout, stderr, code := runAudit(t, context.Background(), "--audit-log", path, "--webhooks", proposal, "-o", "json")
 	if code != ExitRejected {
 		t.Fatalf("exit %d\n%s\n%s", code, stderr, stdout)
@@ -68,3 +52,19 @@ spec: {policyName: no-bob, validationActions: [Deny]}
 		t.Errorf("notes: %q", report.Notes)
 	}
 }
+
+// noBobPolicy refuses every ConfigMap write of one user, bob.
+const noBobPolicy = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: no-bob}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: ["*"], resources: [configmaps]}]
+  matchConditions: [{name: bob, expression: "request.userInfo.username == 'bob'"}]
+  validations: [{expression: "false", message: "bob may not write ConfigMaps"}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: no-bob}
+spec: {policyName: no-bob, validationActions: [Deny]}
+`

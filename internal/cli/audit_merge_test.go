@@ -117,20 +117,7 @@ func TestAuditLogSources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proposal := writeTemp(t, dir, "proposal.yaml", `apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata: {name: no-bob}
-spec:
-  matchConstraints:
-    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: ["*"], resources: [configmaps]}]
-  matchConditions: [{name: bob, expression: "request.userInfo.username == 'bob'"}]
-  validations: [{expression: "false", message: "bob may not write ConfigMaps"}]
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata: {name: no-bob}
-spec: {policyName: no-bob, validationActions: [Deny]}
-`)
+	proposal := writeTemp(t, dir, "proposal.yaml", noBobPolicy)
 	totals := func(stdout, stderr string, code int) audit.Totals {
 		t.Helper()
 		var r audit.Report

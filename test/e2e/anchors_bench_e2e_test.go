@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -253,22 +252,8 @@ func (a *anchors) send(ctx context.Context, obj *unstructured.Unstructured, dryR
 // takes effect, and returns its configuration's file for admit review.
 func (a *anchors) installWebhook(b *testing.B, ctx context.Context) string {
 	b.Helper()
-	label := webhook.DefaulterFunc[*metav1.PartialObjectMetadata](func(_ context.Context, _ *webhook.Request, obj *metav1.PartialObjectMetadata) ([]string, error) {
-		if obj.Labels == nil {
-			obj.Labels = map[string]string{}
-		}
-		obj.Labels[anchorLabel] = "true"
-		return nil, nil
-	})
 	registry := webhook.NewRegistry(webhook.HTTPOptions{})
-	if err := registry.Register(webhook.Webhook{
-		Name: "reviewed.bench.admit.dev", Type: webhook.TypeMutating, Path: "/label",
-		Rules: []admissionregistrationv1.RuleWithOperations{{
-			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
-			Rule:       admissionregistrationv1.Rule{APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*"}},
-		}},
-		Handler: webhook.DefaultingHandler[*metav1.PartialObjectMetadata](label),
-	}); err != nil {
+	if err := benchinput.RegisterLabeller(registry, anchorLabel); err != nil {
 		b.Fatal(err)
 	}
 	url, caPEM := serveLatencyWebhooks(b, registry)
