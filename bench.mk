@@ -23,8 +23,15 @@ BENCH_MEMORY_SIZES := 1000 10000 100000
 BENCH_MEMORY_COMMANDS := review-text review-summary review-json review-yaml lint test
 # Runs of the patch benchmarks: the whole suite each time, one run after the other.
 BENCH_PATCH_RUNS ?= 5
+# The audit-log benchmark: its logs' sizes in writes (comma-separated; the largest is what the
+# goals and the projection are read at, the smallest what memory must not grow from), the shards
+# the sharded audit runs in, and its rounds (each the unsharded audit and every shard, each in a
+# process of its own; a million writes take about 25 CPU-minutes unsharded, so one round).
+BENCH_AUDIT_LOG_SIZES ?= 100000,1000000
+BENCH_AUDIT_LOG_SHARDS ?= 2
+BENCH_AUDIT_LOG_ROUNDS ?= 1
 
-.PHONY: bench bench-latency bench-review bench-audit bench-memory bench-patch bench-size bench-smoke
+.PHONY: bench bench-latency bench-review bench-audit bench-memory bench-audit-log bench-patch bench-size bench-smoke
 
 ## bench: the full comparisons on this machine (about 55 minutes): write latency through a real
 ## kube-apiserver, review throughput, the audit of 100,000 objects, memory by input size, patch generation, the release
@@ -93,6 +100,23 @@ bench-memory:
 		done; \
 	done; \
 	grep '^Benchmark' $$out
+
+## bench-audit-log: only the audit-log benchmark (bench/cmd/auditlogbench): an audit log of
+## 100,000 writes and one of 1,000,000 generated (bench/auditlog) in bench/results/tmp/audit-log,
+## each deleted once measured (a million writes are about 5 GB); BenchmarkLogShardPasses (audit/,
+## its test binary built once) on each, the CPU every shard spends on each line whatever it owns;
+## then `admit audit --audit-log` of each, unsharded and as each of BENCH_AUDIT_LOG_SHARDS shards,
+## every audit a process of its own, one after the other, its CPU time and peak RSS from getrusage,
+## the shards' counts checked to add up to the unsharded audit's. The output is kept in
+## bench/results/audit-log.txt for the report (about an hour on two cores).
+bench-audit-log:
+	@mkdir -p $(BENCH_RESULTS)/tmp/audit-log
+	$(GO) build -o $(BENCH_RESULTS)/tmp/admit ./cmd/admit
+	$(GO) test -c -o $(BENCH_RESULTS)/tmp/audit.test ./audit
+	cd bench && $(GO) build -o $(BENCH_RESULTS)/tmp/auditlogbench ./cmd/auditlogbench
+	$(BENCH_RESULTS)/tmp/auditlogbench -admit $(BENCH_RESULTS)/tmp/admit -passes-bench $(BENCH_RESULTS)/tmp/audit.test \
+		-writes $(BENCH_AUDIT_LOG_SIZES) -shards $(BENCH_AUDIT_LOG_SHARDS) -rounds $(BENCH_AUDIT_LOG_ROUNDS) \
+		-dir $(BENCH_RESULTS)/tmp/audit-log -o $(BENCH_RESULTS)/audit-log.txt
 
 ## bench-patch: only the patch benchmarks (bench/patch_test.go: patch.Diff, Lossless and Typed
 ## against the JSON Patch libraries), the whole suite BENCH_PATCH_RUNS times one run after the

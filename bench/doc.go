@@ -25,5 +25,10 @@
 //	usage           CPU time, allocations and memory of a process; the machine
 //	report, chart   tables, goals and SVG charts for docs/benchmarks.md
 //
+// An audit log's audit, unsharded and in shards (`make bench-audit-log`):
+//
+//	cmd/auditlogbench  the harness: each audit a process of its own, the passes every shard pays
+//	auditlog           the generated audit log: a cluster at work, reads interleaved
+//
 //	fixture.go  Pod, PodJSON, Inject, AdmissionReview; CheckResponse, CheckPatch: an answer checked
 package bench
