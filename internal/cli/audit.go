@@ -33,6 +33,8 @@ type auditOptions struct {
 	concurrency   int
 	// shard is --shard's "I/N", or the Indexed Job's.
 	shard string
+	// store: --in-cluster and --to-configmap, for a run in a cluster (audit_store.go).
+	store auditStoreFlags
 	// progress is the terminal a progress line is written to; nil for none.
 	progress io.Writer
 }
@@ -62,7 +64,7 @@ const ExitInterrupted = 130
 func newAuditCommand(streams Streams) *cobra.Command {
 	o := &auditOptions{}
 	cmd := &cobra.Command{
-		Use:   "audit (-f DUMP | --audit-log FILE | --kubeconfig FILE) --webhooks PATH... [--baseline PATH]...",
+		Use:   "audit (-f DUMP | --audit-log FILE | --kubeconfig FILE | --in-cluster) --webhooks PATH... [--baseline PATH]...",
 		Short: "Before rolling out webhooks or policies, see what they would do to a cluster's objects and traffic",
 		Long: `Run the objects a cluster has — or the writes its audit log recorded — through kube-apiserver's
 whole admission chain twice, offline: under the baseline (the cluster's own webhook configurations
@@ -79,7 +81,10 @@ namespace), or from a Kubernetes audit log (--audit-log: JSON lines at Request o
 level, each write replayed as the CREATE, UPDATE or DELETE it was, with its user and groups, an
 update's old object taken from the log's earlier events). A dump's or a cluster's object is audited
 as its next write: an UPDATE that changes nothing by default, a CREATE with --operation CREATE.
-With --kubeconfig and -f or --audit-log, the cluster gives the baseline and the state.
+With --kubeconfig and -f or --audit-log, the cluster gives the baseline and the state. In a pod,
+--in-cluster reads the pod's cluster as its ServiceAccount; the pods of an Indexed Job each audit
+a shard and store its report in a ConfigMap (--to-configmap) for admit audit merge
+(deploy/audit).
 
 With -o policyreport (wgpolicyk8s.io/v1alpha2) or -o openreports (openreports.io/v1alpha1), the
 findings are written as Policy Reports for kubectl apply -f -: a report per namespace and the
@@ -134,6 +139,7 @@ func (o *auditOptions) addFlags(cmd *cobra.Command) {
 	addReachFlags(cmd, s)
 	addClusterOptionFlags(cmd, s)
 	o.report.addFlags(cmd)
+	o.store.addFlags(cmd)
 	onceStringVar(f, &o.shard, "shard", "", "audit shard INDEX/COUNT of the writes (from 0), for admit audit merge to add up: the writes of the objects that hash to it, the whole state read (default in an Indexed Job: $"+audit.EnvCompletionIndex+"/$"+audit.EnvShardCount+")")
 	f.IntVar(&o.limit, "limit", 200, "list at most this many objects, the worst first (the counts are always whole)")
 	f.IntVar(&o.batchSize, "batch-size", 500, "objects read and admitted at a time: what is held in memory")
@@ -150,11 +156,14 @@ func (o *auditOptions) check(cmd *cobra.Command) error {
 	if err := o.report.check(); err != nil {
 		return err
 	}
+	if err := o.store.check(cmd, o); err != nil {
+		return err
+	}
 	switch {
 	case len(o.session.webhooks) == 0:
 		return errors.New("nothing proposed: give the webhook configurations and admission policies to roll out with --webhooks")
-	case len(o.files) == 0 && o.auditLog == "" && o.session.kubeconfig == "":
-		return errors.New("nothing to audit: give a dump with -f, an audit log with --audit-log, or a cluster with --kubeconfig")
+	case len(o.files) == 0 && o.auditLog == "" && !o.readsCluster():
+		return errors.New("nothing to audit: give a dump with -f, an audit log with --audit-log, or a cluster with --kubeconfig (--in-cluster in a pod)")
 	case len(o.files) > 0 && o.auditLog != "":
 		return errors.New("-f and --audit-log are two audits: give one of them (run admit audit twice for both)")
 	case o.namespace != "" && o.allNamespaces:

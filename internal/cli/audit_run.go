@@ -30,6 +30,10 @@ func (o *auditOptions) run(cmd *cobra.Command, streams Streams) error {
 	if err != nil {
 		return err
 	}
+	store, err := o.shardStore(ctx, opts.Shard, streams)
+	if err != nil {
+		return err
+	}
 	stop := o.showProgress(&opts)
 	report, err := audit.Run(ctx, source, opts)
 	stop()
@@ -42,6 +46,9 @@ func (o *auditOptions) run(cmd *cobra.Command, streams Streams) error {
 	}
 	if opts.Shard.Sharded() {
 		// A shard's verdict is the merge's: its report is written, and it succeeded.
+		if store != nil {
+			return store.put(ctx, streams, report)
+		}
 		return o.report.write(streams, report)
 	}
 	return o.report.finish(streams, report)
@@ -78,11 +85,11 @@ func (o *auditOptions) options(ctx context.Context, cmd *cobra.Command, streams 
 			return opts, nil, cleanup, badInput(err)
 		}
 		baseline, opts.BaselineName = &b, strings.Join(o.baseline, ", ")
-	case s.kubeconfig == "":
+	case !o.readsCluster():
 		baseline, opts.BaselineName = &review.Admission{}, "none (no webhook configuration or admission policy)"
 	}
 	var cluster *clusterstate.Cluster
-	if s.kubeconfig != "" {
+	if o.readsCluster() {
 		if cluster, err = o.readCluster(ctx, cmd, &opts, changes, baseline); err != nil {
 			return opts, nil, cleanup, err
 		}
@@ -94,18 +101,19 @@ func (o *auditOptions) options(ctx context.Context, cmd *cobra.Command, streams 
 	return opts, source, cleanup, err
 }
 
-// readCluster reads the cluster --kubeconfig names: its configurations as the baseline (unless
-// given), its state, its Service range.
+// readCluster reads the cluster --kubeconfig (or --in-cluster) names: its configurations as the
+// baseline (unless given), its state, its Service range.
 func (o *auditOptions) readCluster(ctx context.Context, cmd *cobra.Command, opts *audit.Options, changes review.Admission, baseline *review.Admission) (*clusterstate.Cluster, error) {
-	kubeconfig := o.session.kubeconfig
-	rc, _, err := restConfig(kubeconfig, "")
+	rc, err := o.access().restConfig()
 	if err != nil {
 		return nil, badInput(err)
 	}
 	cluster, err := clusterstate.Connect(rc)
 	if err != nil {
-		return nil, badInput(fmt.Errorf("--kubeconfig %s: %w", kubeconfig, err))
+		return nil, badInput(fmt.Errorf("%s: %w", o.access().name(), err))
 	}
+	// The cluster's whole state is read: what it lacks does not exist (as with --kubeconfig).
+	opts.Config.CompleteState = true
 	base, state, notes, err := audit.ClusterInputs(ctx, cluster, o.namespace, changes, baseline)
 	if err != nil {
 		return nil, err
@@ -166,7 +174,7 @@ func (o *auditOptions) shardOf(streams Streams) (audit.Shard, error) {
 		}
 		shard = s
 	}
-	if o.report.output != outputJSON && o.report.output != outputYAML {
+	if o.store.toConfigMap == "" && o.report.output != outputJSON && o.report.output != outputYAML {
 		return shard, fmt.Errorf("shard %s: a shard's report is for admit audit merge to read: give -o json or -o yaml", shard)
 	}
 	return shard, nil
