@@ -1,6 +1,7 @@
 package clusterstate
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -81,10 +82,16 @@ func servedResources(host string, disc discovery.DiscoveryInterface) ([]Resource
 			out = append(out, Resource{GVR: gv.WithResource(r.Name), Kind: r.Kind, Namespaced: r.Namespaced, Listable: slices.Contains(r.Verbs, "list")})
 		}
 	}
+	// Discovery gives a group's resources in no fixed order (client-go gathers them in a map):
+	// sorted, every reading of one cluster lists its objects in one order, which an audit's
+	// shards number its writes by.
+	slices.SortFunc(out, func(a, b Resource) int {
+		return cmp.Or(strings.Compare(a.GVR.Group, b.GVR.Group), strings.Compare(a.GVR.Resource, b.GVR.Resource), strings.Compare(a.GVR.Version, b.GVR.Version))
+	})
 	return out, nil
 }
 
-// Served are the resources the cluster serves, in discovery's order.
+// Served are the resources the cluster serves, by group and resource.
 func (c *Cluster) Served() []Resource { return c.served }
 
 // Find is the served resource of group and resource, if served.

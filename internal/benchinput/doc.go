@@ -1,4 +1,7 @@
 // Package benchinput writes the inputs the benchmarks review and send to a real kube-apiserver
 // alike, so that their figures are of the same objects: a kustomize-shaped build and the
-// admission policy that refuses some of it.
+// admission policy that refuses some of it, and the benchmarks' one webhook.
+//
+//	build.go      Build, Policy: the kustomize-shaped build and its policy
+//	labeller.go   RegisterLabeller: the webhook that labels every object it is sent
 package benchinput

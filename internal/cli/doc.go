@@ -16,8 +16,14 @@
 //	test.go          admit test: test files found, run with package testsuite, reported as text,
 //	                 JSON, YAML or JUnit
 //	audit.go         admit audit: its flags and the checks between them
-//	audit_run.go     the audit run with package audit: the source, the cluster read, progress, the
-//	                 report in every form asked for
+//	audit_run.go     the audit run with package audit: the source, the shard, the cluster read,
+//	                 progress
+//	audit_report.go  how an audit's report is written and judged, in admit audit and its merge:
+//	                 the formats, the thresholds and the exit code
+//	audit_merge.go   admit audit merge: shards' reports read from files, directories and
+//	                 ConfigMaps, added up
+//	audit_store.go   the cluster an audit's reports are kept in (--in-cluster, --to-configmap,
+//	                 --from-configmaps, --apply-policy-reports), with package audit/reportstore
 //	lint.go          admit lint: its flags, the rules run on files or a cluster, the report (text,
 //	                 JSON, YAML, SARIF), --list-rules
 //	lint_input.go    lint's inputs read one by one, a bad file not hiding the others' findings
