@@ -15,8 +15,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/admitkit/admit/internal/jsonscan"
 )
 
 // An audit log as it lies on disk: one file, or a directory of one log's files as rotation left
@@ -231,16 +234,121 @@ func (r *rawAlias) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// head reads the line's event head, checking that the line is an event.
+// head reads the line's event head, checking that the line is an event. The head is found by a
+// scan of the event's members that decodes only the few it reads — a shard reads the head of
+// every line of a log, most of them other shards' — and by encoding/json for a line the scan does
+// not take (an escape in a key or in those values, anything but an object of plain members). The
+// scan does not validate the members it skips: the whole event is decoded, and so checked, by the
+// shard that owns it.
 func (l *logLine) head() (eventHead, error) {
 	var h eventHead
-	if err := json.Unmarshal(l.data, &h); err != nil {
-		return h, l.notAnEvent(err)
+	if !scanHead(l.data, &h) {
+		h = eventHead{}
+		if err := json.Unmarshal(l.data, &h); err != nil {
+			return h, l.notAnEvent(err)
+		}
 	}
 	if h.Stage == "" || h.Verb == "" {
 		return h, fmt.Errorf("%s: not an audit event (it has no stage or verb)", l)
 	}
 	return h, nil
+}
+
+// scanHead reads an event's head from its top-level members; false when the scan cannot say
+// what encoding/json would.
+func scanHead(data []byte, h *eventHead) bool {
+	s := jsonscan.Scanner{Data: data}
+	ok := s.Members(func(key []byte) bool {
+		switch string(key) {
+		case "stage":
+			return scanString(&s, &h.Stage)
+		case "verb":
+			return scanString(&s, &h.Verb)
+		case "objectRef":
+			raw, ok := scanRaw(&s)
+			if !ok {
+				return false
+			}
+			if string(raw) == "null" {
+				h.ObjectRef = nil
+				return true
+			}
+			if h.ObjectRef == nil {
+				// A key given twice decodes into what the first gave, as with encoding/json.
+				h.ObjectRef = &objectRef{}
+			}
+			ref := h.ObjectRef
+			if scanStrings(raw, []stringField{{"resource", &ref.Resource}, {"namespace", &ref.Namespace}, {"name", &ref.Name},
+				{"apiGroup", &ref.APIGroup}, {"apiVersion", &ref.APIVersion}, {"subresource", &ref.Subresource}}) {
+				return true
+			}
+			return json.Unmarshal(raw, ref) == nil
+		case "responseObject":
+			raw, ok := scanRaw(&s)
+			h.ResponseObject = raw
+			return ok
+		}
+		// encoding/json matches keys regardless of case: such a key is left to it.
+		for _, name := range [...]string{"stage", "verb", "objectRef", "responseObject"} {
+			if len(key) == len(name) && bytes.EqualFold(key, []byte(name)) {
+				return false
+			}
+		}
+		return s.SkipValue()
+	})
+	s.Space()
+	return ok && s.Pos == len(data)
+}
+
+// stringField is a member of an object read as a string.
+type stringField struct {
+	key string
+	dst *string
+}
+
+// scanStrings reads the string members fields name of the object raw, as encoding/json would
+// into a struct of them; false when the scan cannot say what encoding/json would (a key that
+// differs from one of them only by case, an escape, a value of another type).
+func scanStrings(raw []byte, fields []stringField) bool {
+	s := jsonscan.Scanner{Data: raw}
+	return s.Members(func(key []byte) bool {
+		for _, f := range fields {
+			if string(key) == f.key {
+				return scanString(&s, f.dst)
+			}
+			if len(key) == len(f.key) && bytes.EqualFold(key, []byte(f.key)) {
+				return false
+			}
+		}
+		return s.SkipValue()
+	})
+}
+
+// scanRaw is the value at the scanner's position, moved past.
+func scanRaw(s *jsonscan.Scanner) ([]byte, bool) {
+	s.Space()
+	start := s.Pos
+	if !s.SkipValue() {
+		return nil, false
+	}
+	return s.Data[start:s.Pos], true
+}
+
+// scanString reads a string without escapes into dst (null leaves it as it is, as
+// encoding/json does); false for anything else.
+func scanString(s *jsonscan.Scanner, dst *string) bool {
+	raw, ok := scanRaw(s)
+	switch {
+	case !ok:
+		return false
+	case string(raw) == "null":
+		return true
+	case len(raw) < 2 || raw[0] != '"' || bytes.IndexByte(raw, '\\') >= 0 || !utf8.Valid(raw):
+		// encoding/json unescapes, and replaces invalid UTF-8: left to it.
+		return false
+	}
+	*dst = string(raw[1 : len(raw)-1])
+	return true
 }
 
 // event decodes the whole line's event.
@@ -281,6 +389,12 @@ func (h *eventHead) key() ObjectKey {
 func writtenKey(ref *objectRef, verb string, response []byte) ObjectKey {
 	k := ObjectKey{Group: ref.APIGroup, Resource: ref.Resource, Namespace: ref.Namespace, Name: ref.Name}
 	if k.Name == "" && verb == "create" && len(response) > 0 && response[0] == '{' {
+		if kind, name, ok := scanKindAndName(response); ok {
+			if kind != "" && kind != "Status" {
+				k.Name = name
+			}
+			return k
+		}
 		var obj struct {
 			Kind     string `json:"kind"`
 			Metadata struct {
@@ -311,4 +425,23 @@ func SpoolLog(r io.Reader, label string) (log *Log, remove func(), err error) {
 		return nil, remove, fmt.Errorf("%s: %w", label, err)
 	}
 	return &Log{Path: f.Name(), Label: label}, remove, nil
+}
+
+// scanKindAndName reads an object's kind and metadata.name as encoding/json would; ok false
+// when the scan cannot say.
+func scanKindAndName(object []byte) (kind, name string, ok bool) {
+	s := jsonscan.Scanner{Data: object}
+	ok = s.Members(func(key []byte) bool {
+		switch {
+		case string(key) == "kind":
+			return scanString(&s, &kind)
+		case string(key) == "metadata":
+			raw, ok := scanRaw(&s)
+			return ok && (string(raw) == "null" || scanStrings(raw, []stringField{{"name", &name}}))
+		case bytes.EqualFold(key, []byte("kind")), bytes.EqualFold(key, []byte("metadata")):
+			return false
+		}
+		return s.SkipValue()
+	})
+	return kind, name, ok
 }

@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -109,4 +110,55 @@ func TestLogLongLine(t *testing.T) {
 	if len(sizes) != 3 || sizes[1] < 3<<20 {
 		t.Errorf("the events' request objects: %v bytes, want the second's whole", sizes)
 	}
+}
+
+// The scan of an event's head reads what encoding/json reads of a valid line, whenever it takes
+// the line at all.
+func FuzzEventHead(f *testing.F) {
+	f.Add([]byte(timedEvent(1)))
+	f.Add([]byte(`{"stage":"ResponseComplete","verb":"create","objectRef":{"resource":"pods","namespace":"a"},"responseObject":{"kind":"Pod","metadata":{"name":"p-1"}}}`))
+	f.Add([]byte(`{"stage":"ResponseComplete","verb":"create","objectRef":null,"stage":"RequestReceived","responseObject":null}`))
+	f.Add([]byte(`{"st\u0061ge":"x","verb":"update"}`))
+	f.Add([]byte(` {"verb" : "patch" , "stage":"Resp\"onse", "objectRef": {"name":"a\nb"}} `))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var scanned eventHead
+		if !scanHead(data, &scanned) || !json.Valid(data) {
+			return
+		}
+		var decoded eventHead
+		if err := json.Unmarshal(data, &decoded); err != nil {
+			// encoding/json refuses what its types do not take (a number for the verb): the
+			// scan must have refused it too.
+			t.Fatalf("the scan took %q, encoding/json did not: %v", data, err)
+		}
+		if diff := cmp.Diff(decoded, scanned, cmp.AllowUnexported(eventHead{}), cmp.Comparer(func(a, b rawAlias) bool { return bytes.Equal(a, b) })); diff != "" {
+			t.Errorf("the head of %q (-encoding/json +scan):\n%s", data, diff)
+		}
+	})
+}
+
+// The scan of a created object's kind and name reads what encoding/json reads, whenever it
+// takes the object at all.
+func FuzzKindAndName(f *testing.F) {
+	f.Add([]byte(`{"kind":"Pod","metadata":{"name":"p-1","namespace":"a"}}`))
+	f.Add([]byte(`{"metadata":null,"kind":"Status"}`))
+	f.Add([]byte(`{"metadata":{"NAME":"x"},"kind":"Pod"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		kind, name, ok := scanKindAndName(data)
+		if !ok || !json.Valid(data) {
+			return
+		}
+		var obj struct {
+			Kind     string `json:"kind"`
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+		}
+		if err := json.Unmarshal(data, &obj); err != nil {
+			t.Fatalf("the scan took %q, encoding/json did not: %v", data, err)
+		}
+		if kind != obj.Kind || name != obj.Metadata.Name {
+			t.Errorf("%q: the scan read kind %q and name %q, encoding/json %q and %q", data, kind, name, obj.Kind, obj.Metadata.Name)
+		}
+	})
 }

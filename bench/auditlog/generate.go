@@ -49,6 +49,8 @@ type Stats struct {
 	// Objects counts the cluster's objects at the log's end (namespaces and service accounts
 	// included); RequestResponse the events logged at that level.
 	Objects, RequestResponse int
+	// Namespaces and Apps are the cluster's shape.
+	Namespaces, Apps int
 }
 
 // Generate writes the log cfg describes to w, a line at a time.
@@ -64,6 +66,7 @@ func Generate(w io.Writer, cfg Config) (Stats, error) {
 	if g.err == nil {
 		g.err = bw.Flush()
 	}
+	g.stats.Namespaces, g.stats.Apps = cfg.Namespaces, len(g.apps)
 	g.stats.Objects = 2*cfg.Namespaces + 3*len(g.apps)
 	for _, a := range g.apps {
 		g.stats.Objects += len(a.pods)

@@ -71,13 +71,15 @@ func TestGenerateWritesAuditEvents(t *testing.T) {
 		}
 		if ev.Verb == "create" && ev.ObjectRef.Name == "" {
 			// A Pod created with a generated name: its name is its response's.
-			var obj struct{ Metadata struct{ Name, GenerateName string } }
+			var obj struct {
+				Metadata struct{ Name, GenerateName string }
+			}
 			if err := json.Unmarshal(ev.ResponseObject, &obj); err != nil || obj.Metadata.Name == "" || !strings.HasPrefix(obj.Metadata.Name, obj.Metadata.GenerateName) {
 				t.Errorf("line %d: a create without a name, whose response does not name it: %v", lines, err)
 			}
 		}
 	}
-	if want := (Stats{Writes: 15000, Reads: reads, Lines: lines, Bytes: int64(len(log)), Objects: stats.Objects, RequestResponse: rr}); stats != want || writes != 15000 {
+	if want := (Stats{Writes: 15000, Reads: reads, Lines: lines, Bytes: int64(len(log)), Objects: stats.Objects, RequestResponse: rr, Namespaces: 20, Apps: 1000}); stats != want || writes != 15000 {
 		t.Errorf("stats %+v, the log holds %+v (%d writes)", stats, want, writes)
 	}
 	if perWrite := float64(reads) / float64(writes); perWrite < 1.9 || perWrite > 2.1 {

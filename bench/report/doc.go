@@ -19,6 +19,8 @@
 //	review.go    Review, ParseReview: the review throughput benchmark's output, and its section
 //	audit.go     Audit, ParseAudit: the audit benchmark's output (admit audit of 100,000 objects), and its section
 //	memory.go    Memory, ParseMemory: the memory benchmark's output (each command by input size), its section and goals
+//	auditlog.go  AuditLog, ParseAuditLog: an audit log's audit unsharded and in shards (cmd/auditlogbench), its section,
+//	             goals and the projection of a week's audit
 //	patch.go     Patch, ParsePatch: the patch benchmarks' output, and the section of their table
 //	size.go      Binary, ReadBinary: the release binary's size section, with what the linker kept
 //	linking.go   Linking, ReadSymbols, ParseDumpdep, TopModules: what the linker kept, by module

@@ -138,6 +138,7 @@ func TestGeneratedSectionsAreTheRecordedRuns(t *testing.T) {
 	in.Review = parseFile(t, "review-throughput.txt", ParseReview)
 	in.Audit = parseFile(t, "audit-100k.txt", ParseAudit)
 	in.Memory = parseFile(t, "memory.txt", ParseMemory)
+	in.AuditLog = parseFile(t, "audit-log.txt", ParseAuditLog)
 	in.Patch = parseFile(t, "patch.txt", ParsePatch)
 	rep, err := Build(in)
 	if err != nil {

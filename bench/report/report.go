@@ -41,15 +41,17 @@ const (
 )
 
 // Input is what a report is built from. Latency (it needs a real kube-apiserver), Review, Audit,
-// Patch and Binary come from `make bench`'s other steps and are optional.
+// Memory, AuditLog, Patch and Binary come from `make bench`'s other steps and are optional.
 type Input struct {
 	Results *suite.Results
 	Latency *Latency
 	Review  *Review
 	Audit   *Audit
 	Memory  *Memory
-	Patch   *Patch
-	Binary  *Binary
+	// AuditLog is the audit of an audit log, unsharded and in shards.
+	AuditLog *AuditLog
+	Patch    *Patch
+	Binary   *Binary
 	// Linking is what the linker kept (needs Binary).
 	Linking *Linking
 	// ChartPath is how the docs page links to the charts; default "../bench/results/".
@@ -85,6 +87,7 @@ const (
 	SectionReview   = "review"
 	SectionAudit    = "audit"
 	SectionMemory   = "memory"
+	SectionAuditLog = "auditlog"
 	SectionPatch    = "patch"
 	SectionSize     = "size"
 )
@@ -99,7 +102,7 @@ func Build(in Input) (*Report, error) {
 	}
 	rep := &Report{Sections: map[string]string{}, Charts: map[string][]byte{}}
 	rep.Sections[SectionRun] = runSection(in.Results)
-	for _, build := range []func(Input, *Report) error{servingSection, dispatchSection, latencySection, reviewSection, auditSection, memorySection, patchSection, sizeSection} {
+	for _, build := range []func(Input, *Report) error{servingSection, dispatchSection, latencySection, reviewSection, auditSection, memorySection, auditLogSection, patchSection, sizeSection} {
 		if err := build(in, rep); err != nil {
 			return nil, fmt.Errorf("report: %w", err)
 		}

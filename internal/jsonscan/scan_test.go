@@ -18,6 +18,9 @@ func TestMembers(t *testing.T) {
 		{`{}`, nil, nil, true},
 		{` { "a" : 1 , "b":[1,{"c":"]}"}], "d":"x\"}" ,"e":null} `, []string{"a", "b", "d", "e"}, []string{"1", `[1,{"c":"]}"}]`, `"x\"}"`, "null"}, true},
 		{`{"a":{"b":{}}}`, []string{"a"}, []string{`{"b":{}}`}, true},
+		// A quote after an even number of backslashes ends the string; after an odd one it does not.
+		{`{"a":"x\\","b":"y\\\"z\\\\","c":""}`, []string{"a", "b", "c"}, []string{`"x\\"`, `"y\\\"z\\\\"`, `""`}, true},
+		{`{"a":"\\\"}`, []string{"a"}, nil, false},
 		{`{"\u0061":1}`, nil, nil, false},
 		{`{"a" 1}`, nil, nil, false},
 		{`{"a":1 "b":2}`, []string{"a"}, []string{"1"}, false},

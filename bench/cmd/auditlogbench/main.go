@@ -114,8 +114,8 @@ func measureSize(ctx context.Context, o options, n int, proposal string, results
 	if !o.keep {
 		defer os.Remove(path)
 	}
-	fmt.Fprintf(results, "BenchmarkAuditLogGenerate/writes=%d\t1\t%d ns/op\t%d writes\t%d reads\t%d lines\t%.1f log-MiB\t%d objects\t%d request-response-events\n",
-		n, time.Since(start).Nanoseconds(), stats.Writes, stats.Reads, stats.Lines, float64(stats.Bytes)/(1<<20), stats.Objects, stats.RequestResponse)
+	fmt.Fprintf(results, "BenchmarkAuditLogGenerate/writes=%d\t1\t%d ns/op\t%d writes\t%d reads\t%d lines\t%.1f log-MiB\t%d namespaces\t%d apps\t%d objects\t%d request-response-events\n",
+		n, time.Since(start).Nanoseconds(), stats.Writes, stats.Reads, stats.Lines, float64(stats.Bytes)/(1<<20), stats.Namespaces, stats.Apps, stats.Objects, stats.RequestResponse)
 	if o.passes != "" {
 		logger.Printf("the passes of every shard over %s", path)
 		line, err := passes(ctx, o.passes, path, n)
