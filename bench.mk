@@ -27,16 +27,16 @@ BENCH_PATCH_RUNS ?= 5
 # The audit-log benchmark: its logs' sizes in writes (comma-separated; the largest is what the
 # goals and the projection are read at, the smallest what memory must not grow from), the shards
 # the sharded audit runs in, and its rounds (each the unsharded audit and every shard, each in a
-# process of its own; a million writes take about 24 CPU-minutes unsharded, so one round).
+# process of its own; a million writes take about 20 CPU-minutes unsharded, so one round).
 BENCH_AUDIT_LOG_SIZES ?= 100000,1000000
 BENCH_AUDIT_LOG_SHARDS ?= 2
 BENCH_AUDIT_LOG_ROUNDS ?= 1
 
 .PHONY: bench bench-latency bench-review bench-audit bench-memory bench-audit-log bench-patch bench-size bench-smoke
 
-## bench: the full comparisons on this machine (about two hours): write latency through a real
+## bench: the full comparisons on this machine (about an hour and a half): write latency through a real
 ## kube-apiserver, review throughput, the audit of 100,000 objects, memory by input size, an audit
-## log's audit unsharded and in shards (about an hour of it), patch generation, the release
+## log's audit unsharded and in shards (about half an hour of it), patch generation, the release
 ## binary's size, then the serving and dispatcher harness, which rewrites the generated parts of
 ## docs/benchmarks.md from all of them, the charts and bench/results/results.json; CPU profiles go
 ## to bench/results/tmp/profiles (not committed).
@@ -111,7 +111,7 @@ bench-memory:
 ## then `admit audit --audit-log` of each, unsharded and as each of BENCH_AUDIT_LOG_SHARDS shards,
 ## every audit a process of its own, one after the other, its CPU time and peak RSS from getrusage,
 ## the shards' counts checked to add up to the unsharded audit's. The output is kept in
-## bench/results/audit-log.txt for the report (about 50 minutes on two cores).
+## bench/results/audit-log.txt for the report (about half an hour on two cores).
 bench-audit-log:
 	@mkdir -p $(BENCH_RESULTS)/tmp/audit-log
 	$(GO) build -o $(BENCH_RESULTS)/tmp/admit ./cmd/admit

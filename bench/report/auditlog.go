@@ -339,7 +339,7 @@ func auditLogSection(in Input, rep *Report) error {
 	weekWrites := float64(AuditLogWritesPerSecond) * 86400 * 7
 	passSeconds := weekWrites * linesPerWrite * (largest.ScanNsPerLine + largest.SkipNsPerLine) / 1e9
 	replaySeconds := weekWrites * perWrite / 1e9
-	fmt.Fprintf(&b, "\nA week of a large cluster's writes, projected from the costs at %s writes: %s writes a second, %s million a week, with %s lines (reads included) a write as in the generated log. An unsharded audit costs the week's writes times the unsharded audit's CPU a write; each of N shards pays the two passes over every line (%s µs a line) plus 1/N of the unsharded audit's CPU (which already holds the unsharded audit's own pass over the lines, so the figure is an upper bound).\n\n",
+	fmt.Fprintf(&b, "\nA week of a large cluster's writes, projected from the costs at %s writes: %s writes a second, %s million a week, with %s lines (reads included) a write as in the generated log. An unsharded audit costs the week's writes times the unsharded audit's CPU a write; each of N shards pays the two passes over every line (%s µs a line) plus 1/N of the unsharded audit's CPU, which holds the unsharded audit's own reading of every line (its state pass, and each line decoded whole in its writes pass, the reads included): an upper bound.\n\n",
 		thousands(largest.Writes), num(AuditLogWritesPerSecond), num(weekWrites/1e6), num(linesPerWrite), num((largest.ScanNsPerLine+largest.SkipNsPerLine)/1e3))
 	procs := max(a.Procs, 1)
 	fmt.Fprintf(&b, "| Shards | CPU-hours a shard | Of which the two passes | Wall hours a shard, at least, on %s |\n|---:|---:|---:|---:|\n", plural(procs, "core"))
