@@ -31,8 +31,14 @@ BENCH_PATCH_RUNS ?= 5
 BENCH_AUDIT_LOG_SIZES ?= 100000,1000000
 BENCH_AUDIT_LOG_SHARDS ?= 2
 BENCH_AUDIT_LOG_ROUNDS ?= 1
+# The anchors benchmark: the objects of its build, its rounds, and the offline schema checker it
+# measures admit review against (built once from the Go module proxy into the cache).
+BENCH_ANCHOR_OBJECTS ?= 5000
+BENCH_ANCHOR_ROUNDS ?= 3
+KUBECTL_VALIDATE_VERSION := v0.0.4
+KUBECTL_VALIDATE := $(CACHE)/kubectl-validate-$(KUBECTL_VALIDATE_VERSION)/kubectl-validate
 
-.PHONY: bench bench-latency bench-review bench-audit bench-memory bench-audit-log bench-patch bench-size bench-smoke
+.PHONY: bench-anchors bench bench-latency bench-review bench-audit bench-memory bench-audit-log bench-patch bench-size bench-smoke
 
 ## bench: the full comparisons on this machine (about an hour and a half): write latency through a real
 ## kube-apiserver, review throughput, the audit of 100,000 objects, memory by input size, an audit
@@ -40,7 +46,7 @@ BENCH_AUDIT_LOG_ROUNDS ?= 1
 ## binary's size, then the serving and dispatcher harness, which rewrites the generated parts of
 ## docs/benchmarks.md from all of them, the charts and bench/results/results.json; CPU profiles go
 ## to bench/results/tmp/profiles (not committed).
-bench: bench-latency bench-review bench-audit bench-memory bench-audit-log bench-patch bench-size
+bench: bench-latency bench-review bench-audit bench-memory bench-audit-log bench-anchors bench-patch bench-size
 	cd bench && $(GO) run ./cmd/admitbench -results $(BENCH_RESULTS) -docs ../docs/benchmarks.md \
 		-latency $(BENCH_RESULTS)/e2e-latency.txt -review $(BENCH_RESULTS)/review-throughput.txt \
 		-audit $(BENCH_RESULTS)/audit-100k.txt -memory $(BENCH_RESULTS)/memory.txt -audit-log $(BENCH_RESULTS)/audit-log.txt \
@@ -148,3 +154,17 @@ bench-smoke:
 	@tmp="$$(mktemp -d)"; \
 		(cd bench && $(GO) run ./cmd/admitbench -smoke -results "$$tmp" -docs ../docs/benchmarks.md -docs-out "$$tmp/benchmarks.md"); \
 		status=$$?; rm -rf "$$tmp"; exit $$status
+
+## bench-anchors: admit review against what users would run instead, on the same objects
+## (BenchmarkReviewAnchors in test/e2e): the build sent to the suite's real kube-apiserver as
+## server-side dry-run creates (its CPU and etcd's per object), admit review --summary of it, and
+## kubectl-validate of it, without and with one webhook, the answers compared;
+## BENCH_ANCHOR_ROUNDS rounds, the raw output kept in bench/results/anchors.txt.
+bench-anchors: tools test-binaries
+	@mkdir -p $(BENCH_RESULTS)
+	@test -x $(KUBECTL_VALIDATE) || GOBIN=$(dir $(KUBECTL_VALIDATE)) $(GO) install sigs.k8s.io/kubectl-validate@$(KUBECTL_VALIDATE_VERSION)
+	@mkdir -p $(BENCH_RESULTS)/tmp
+	KUBECTL_VALIDATE=$(KUBECTL_VALIDATE) ADMIT_ANCHOR_OBJECTS=$(BENCH_ANCHOR_OBJECTS) $(GO) test -tags e2e -run '^$$' -bench ReviewAnchors \
+		-benchtime 1x -count $(BENCH_ANCHOR_ROUNDS) -timeout $(E2E_TIMEOUT) ./test/e2e/ > $(BENCH_RESULTS)/tmp/anchors-raw.txt; \
+		status=$$?; grep -E '^(goos|goarch|pkg|cpu|Benchmark|--- FAIL|    anchors)' $(BENCH_RESULTS)/tmp/anchors-raw.txt > $(BENCH_RESULTS)/anchors.txt; \
+		cat $(BENCH_RESULTS)/anchors.txt; exit $$status

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -116,5 +117,29 @@ func TestLogWithNothingToReplay(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want an error holding %q", name, err, tt.want)
 		}
+	}
+}
+
+// An update the apiserver took names the version and uid of what it stored: the replay's old
+// object has them, although at Request level the log shows only what a client sent before.
+func TestReplayUpdateKeepsTheStoredVersion(t *testing.T) {
+	lines := []string{
+		`{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Request","stage":"ResponseComplete","verb":"create","requestURI":"/api/v1/namespaces/shop/configmaps","user":{"username":"alice"},"objectRef":{"resource":"configmaps","namespace":"shop","name":"a","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":201},"requestObject":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"shop"},"data":{"k":"1"}}}`,
+		`{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Request","stage":"ResponseComplete","verb":"update","requestURI":"/api/v1/namespaces/shop/configmaps/a","user":{"username":"bob"},"objectRef":{"resource":"configmaps","namespace":"shop","name":"a","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":200},"requestObject":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"shop","resourceVersion":"1234","uid":"u-1"},"data":{"k":"2"}}}`,
+		`{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Request","stage":"ResponseComplete","verb":"update","requestURI":"/api/v1/namespaces/shop/configmaps/a","user":{"username":"carol"},"objectRef":{"resource":"configmaps","namespace":"shop","name":"a","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":409},"requestObject":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"shop","resourceVersion":"1200"},"data":{"k":"3"}}}`,
+	}
+	path := filepath.Join(t.TempDir(), "audit.log")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	replayed(t, path, func(w Write, skip string) {
+		if w.Old != nil {
+			got = append(got, fmt.Sprintf("%s/%s over %s/%s", w.Object.Object.GetResourceVersion(), w.Object.Object.GetUID(), w.Old.Object.GetResourceVersion(), w.Old.Object.GetUID()))
+		}
+	})
+	// A conflict the apiserver answered stays one: the old object keeps what the log showed.
+	if diff := cmp.Diff([]string{"1234/u-1 over 1234/u-1", "1200/ over 1234/u-1"}, got); diff != "" {
+		t.Errorf("the updates' versions, new over old (-want +got):\n%s", diff)
 	}
 }

@@ -89,6 +89,18 @@ func (r *replay) write(line *logLine, ev *event) (w Write, skip string, ok bool)
 			// nothing, the object its own old object.
 			old = object.DeepCopy()
 		}
+		if ev.succeeded() {
+			// The apiserver took the update, so what it stored had the uid and the version the
+			// request names. At Request level the log shows only what clients sent, whose
+			// version is older or none and uid none: the update would fail as a conflict, or
+			// as a change of an immutable uid.
+			if rv := object.GetResourceVersion(); rv != "" {
+				old.SetResourceVersion(rv)
+			}
+			if uid := object.GetUID(); uid != "" {
+				old.SetUID(uid)
+			}
+		}
 		w.Old = &review.Input{Source: source + " (the object before)", Object: old}
 	}
 	return w, "", true
