@@ -17,6 +17,7 @@
 // deterministic, a function of its Config (a fixed seed), and a shorter log is the start of a
 // longer one. It is written as it is generated, in memory bounded by the cluster.
 //
-//	generate.go  Config, Generate, Stats: the log
+//	generate.go  Config, Generate, Stats: the log, the cluster at work
+//	event.go     an event's line as kube-apiserver writes it, and who writes it
 //	objects.go   the objects' JSON, as the apiserver logs them
 package auditlog

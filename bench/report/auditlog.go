@@ -118,16 +118,9 @@ func ParseAuditLog(output []byte) (*AuditLog, error) {
 		if name != AuditLogGenerate && name != AuditLogPasses && name != AuditLogReplay {
 			continue
 		}
-		if len(fields)%2 != 0 {
-			return nil, fmt.Errorf("line %d: metrics are not value-unit pairs: %q", line, sc.Text())
-		}
-		metrics := map[string]float64{}
-		for i := 2; i < len(fields); i += 2 {
-			x, err := strconv.ParseFloat(fields[i], 64)
-			if err != nil {
-				return nil, fmt.Errorf("line %d: metric %s: %w", line, fields[i+1], err)
-			}
-			metrics[fields[i+1]] = x
+		metrics, err := benchMetrics(fields, line)
+		if err != nil {
+			return nil, err
 		}
 		writes, err := strconv.Atoi(params["writes"])
 		if err != nil || writes < 1 {
@@ -146,20 +139,9 @@ func ParseAuditLog(output []byte) (*AuditLog, error) {
 			}
 			s.ScanNsPerLine, s.SkipNsPerLine = metrics["scan-cpu-ns/line"], metrics["skip-cpu-ns/line"]
 		case AuditLogReplay:
-			run := AuditLogRun{Shard: params["shard"], Wall: time.Duration(metrics["ns/op"]), CPUSeconds: metrics["cpu-s/op"], PeakRSS: metrics["peak-RSS-MiB"],
-				OwnWrites: int(metrics["own-writes"]), Audited: int(metrics["audited"]), NewlyDenied: int(metrics["newly-denied"]), NewlyWarned: int(metrics["newly-warned"]),
-				Loads: []float64{metrics["load1"]}}
-			if run.Shard != "all" {
-				index, count, ok := strings.Cut(run.Shard, "of")
-				i, ierr := strconv.Atoi(index)
-				n, nerr := strconv.Atoi(count)
-				if !ok || ierr != nil || nerr != nil || i < 0 || i >= n {
-					return nil, fmt.Errorf("line %d: want shard=all or shard=IofN: %q", line, fields[0])
-				}
-				run.Index, run.Count = i, n
-			}
-			if run.CPUSeconds == 0 || run.OwnWrites == 0 {
-				return nil, fmt.Errorf("line %d: want cpu-s/op and own-writes metrics: %q", line, sc.Text())
+			run, err := replayRun(fields[0], params, metrics, line)
+			if err != nil {
+				return nil, err
 			}
 			a.Procs = max(a.Procs, procs)
 			k := runKey{writes, run.Shard}
@@ -173,25 +155,22 @@ func ParseAuditLog(output []byte) (*AuditLog, error) {
 		return nil, err
 	}
 	for _, k := range order {
-		runs := rounds[k]
-		of := func(f func(AuditLogRun) float64) float64 {
-			v := make([]float64, len(runs))
-			for i, r := range runs {
-				v[i] = f(r)
-			}
-			return median(v)
-		}
-		run := runs[0]
-		run.Wall = time.Duration(of(func(r AuditLogRun) float64 { return float64(r.Wall) }))
-		run.CPUSeconds = of(func(r AuditLogRun) float64 { return r.CPUSeconds })
-		run.PeakRSS = of(func(r AuditLogRun) float64 { return r.PeakRSS })
-		run.Loads = nil
-		for _, r := range runs {
-			run.Loads = append(run.Loads, r.Loads...)
-		}
+		run := medianRun(rounds[k])
 		s := size(k.writes)
 		s.Runs = append(s.Runs, run)
 	}
+	sorted, err := sortedSizes(sizes)
+	if err != nil {
+		return nil, err
+	}
+	a.Sizes = sorted
+	return a, nil
+}
+
+// sortedSizes are the logs' results, the smallest first, each with its log's line and an
+// unsharded audit first among its runs.
+func sortedSizes(sizes map[int]*AuditLogSize) ([]AuditLogSize, error) {
+	var out []AuditLogSize
 	for n, s := range sizes {
 		if s.Lines == 0 || len(s.Runs) == 0 {
 			return nil, fmt.Errorf("%d writes: want the log's %s line and %s lines", n, AuditLogGenerate, AuditLogReplay)
@@ -202,13 +181,130 @@ func ParseAuditLog(output []byte) (*AuditLog, error) {
 		if s.Runs[0].Count != 0 {
 			return nil, fmt.Errorf("%d writes: no unsharded audit (shard=all)", n)
 		}
-		a.Sizes = append(a.Sizes, *s)
+		out = append(out, *s)
 	}
-	if len(a.Sizes) == 0 {
+	if len(out) == 0 {
 		return nil, fmt.Errorf("no %s result line found", AuditLogReplay)
 	}
-	slices.SortFunc(a.Sizes, func(x, y AuditLogSize) int { return cmp.Compare(x.Writes, y.Writes) })
-	return a, nil
+	slices.SortFunc(out, func(x, y AuditLogSize) int { return cmp.Compare(x.Writes, y.Writes) })
+	return out, nil
+}
+
+// benchMetrics are a result line's metrics by unit.
+func benchMetrics(fields []string, line int) (map[string]float64, error) {
+	if len(fields)%2 != 0 {
+		return nil, fmt.Errorf("line %d: metrics are not value-unit pairs: %q", line, strings.Join(fields, " "))
+	}
+	metrics := map[string]float64{}
+	for i := 2; i < len(fields); i += 2 {
+		x, err := strconv.ParseFloat(fields[i], 64)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: metric %s: %w", line, fields[i+1], err)
+		}
+		metrics[fields[i+1]] = x
+	}
+	return metrics, nil
+}
+
+// replayRun is one replay's result line, named name.
+func replayRun(name string, params map[string]string, metrics map[string]float64, line int) (AuditLogRun, error) {
+	run := AuditLogRun{Shard: params["shard"], Wall: time.Duration(metrics["ns/op"]), CPUSeconds: metrics["cpu-s/op"], PeakRSS: metrics["peak-RSS-MiB"],
+		OwnWrites: int(metrics["own-writes"]), Audited: int(metrics["audited"]), NewlyDenied: int(metrics["newly-denied"]), NewlyWarned: int(metrics["newly-warned"]),
+		Loads: []float64{metrics["load1"]}}
+	if run.Shard != "all" {
+		index, count, ok := strings.Cut(run.Shard, "of")
+		i, ierr := strconv.Atoi(index)
+		n, nerr := strconv.Atoi(count)
+		if !ok || ierr != nil || nerr != nil || i < 0 || i >= n {
+			return run, fmt.Errorf("line %d: want shard=all or shard=IofN: %q", line, name)
+		}
+		run.Index, run.Count = i, n
+	}
+	if run.CPUSeconds == 0 || run.OwnWrites == 0 {
+		return run, fmt.Errorf("line %d: want cpu-s/op and own-writes metrics: %q", line, name)
+	}
+	return run, nil
+}
+
+// medianRun is the rounds of one run as one: the median of each figure, every round's load.
+func medianRun(runs []AuditLogRun) AuditLogRun {
+	of := func(f func(AuditLogRun) float64) float64 {
+		v := make([]float64, len(runs))
+		for i, r := range runs {
+			v[i] = f(r)
+		}
+		return median(v)
+	}
+	run := runs[0]
+	run.Wall = time.Duration(of(func(r AuditLogRun) float64 { return float64(r.Wall) }))
+	run.CPUSeconds = of(func(r AuditLogRun) float64 { return r.CPUSeconds })
+	run.PeakRSS = of(func(r AuditLogRun) float64 { return r.PeakRSS })
+	run.Loads = nil
+	for _, r := range runs {
+		run.Loads = append(run.Loads, r.Loads...)
+	}
+	return run
+}
+
+// scalingGoal judges each shard's own writes per CPU-second against the unsharded audit's.
+func scalingGoal(b *strings.Builder, rep *Report, largest AuditLogSize, whole AuditLogRun) {
+	var deviations []string
+	scales := len(largest.Runs) > 1
+	for _, r := range largest.Runs[1:] {
+		d := r.WritesPerCPUSecond()/whole.WritesPerCPUSecond() - 1
+		deviations = append(deviations, signed(100*d)+"%")
+		scales = scales && math.Abs(d) <= GoalAuditLogScaling
+	}
+	if len(deviations) == 0 {
+		deviations = []string{"no shard measured"}
+	}
+	rep.addGoal(fmt.Sprintf("Audit-log shards: own writes per CPU-second, %s writes", thousands(largest.Writes)),
+		fmt.Sprintf("within %s%% of unsharded", num(100*GoalAuditLogScaling)), strings.Join(deviations, ", "), scales)
+	fmt.Fprintf(b, "\n- Scaling goal (each shard's writes per CPU-second within %s%% of the unsharded audit's, at %s writes): **%s** — %s.\n",
+		num(100*GoalAuditLogScaling), thousands(largest.Writes), metOrMissed(scales), strings.Join(deviations, ", "))
+}
+
+// writeAuditLogPasses writes what every shard pays for each line of each log.
+func writeAuditLogPasses(b *strings.Builder, sizes []AuditLogSize) {
+	b.WriteString("\nWhat every shard pays for each line of the log, whoever owns it (`BenchmarkLogShardPasses`, in a process of its own), against a replayed write:\n\n")
+	b.WriteString("| Writes | State pass, CPU a line | Writes pass, CPU a skipped line | Unsharded audit, CPU a write |\n|---:|---:|---:|---:|\n")
+	for _, s := range sizes {
+		if s.SkipNsPerLine == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "| %s | %s µs | %s µs | %s µs |\n", thousands(s.Writes), num(s.ScanNsPerLine/1e3), num(s.SkipNsPerLine/1e3), num(s.Runs[0].CPUSeconds/float64(s.Writes)*1e6))
+	}
+}
+
+// writeAuditLogProjection writes a week of a large cluster's writes projected from the costs at
+// the largest log (whole its unsharded run, perWrite its CPU a write in ns), on procs cores.
+func writeAuditLogProjection(b *strings.Builder, largest AuditLogSize, whole AuditLogRun, perWrite float64, procs int) {
+	// A week's audit, projected from the largest log's costs.
+	linesPerWrite := float64(largest.Lines) / float64(largest.Writes)
+	weekWrites := float64(AuditLogWritesPerSecond) * 86400 * 7
+	passSeconds := weekWrites * linesPerWrite * (largest.ScanNsPerLine + largest.SkipNsPerLine) / 1e9
+	replaySeconds := weekWrites * perWrite / 1e9
+	fmt.Fprintf(b, "\nA week of a large cluster's writes, projected from the costs at %s writes: %s writes a second, %s million a week, with %s lines (reads included) a write as in the generated log. An unsharded audit costs the week's writes times the unsharded audit's CPU a write; each of N shards pays the two passes over every line (%s µs a line) plus 1/N of the unsharded audit's CPU, which holds the unsharded audit's own reading of every line (its state pass, and each line decoded whole in its writes pass, the reads included): an upper bound.\n\n",
+		thousands(largest.Writes), num(AuditLogWritesPerSecond), num(weekWrites/1e6), num(linesPerWrite), num((largest.ScanNsPerLine+largest.SkipNsPerLine)/1e3))
+	fmt.Fprintf(b, "| Shards | CPU-hours a shard | Of which the two passes | Wall hours a shard, at least, on %s |\n|---:|---:|---:|---:|\n", plural(procs, "core"))
+	for _, n := range auditLogShardCounts {
+		cpu, pass := replaySeconds, 0.0
+		if n > 1 {
+			cpu, pass = passSeconds+replaySeconds/float64(n), passSeconds
+		}
+		// The passes read a line at a time, on one core; the replay admits on every core.
+		wall := pass + (cpu-pass)/float64(procs)
+		fmt.Fprintf(b, "| %d | %s | %s | %s |\n", n, num(cpu/3600), num(pass/3600), num(wall/3600))
+	}
+	if len(largest.Runs) > 1 {
+		r := largest.Runs[1]
+		model := float64(largest.Lines)*(largest.ScanNsPerLine+largest.SkipNsPerLine)/1e9 + whole.CPUSeconds/float64(r.Count)
+		var measured []string
+		for _, r := range largest.Runs[1:] {
+			measured = append(measured, num(r.CPUSeconds))
+		}
+		fmt.Fprintf(b, "\nThe same reckoning for the measured log in %s: %s CPU-s a shard; measured: %s CPU-s.\n", plural(r.Count, "shard"), num(model), strings.Join(measured, ", "))
+	}
 }
 
 // splitBenchmarkName reads "Name/k=v/k=v-P": the name, the parameters and P (0 without).
@@ -276,21 +372,7 @@ func auditLogSection(in Input, rep *Report) error {
 	largest, smallest := a.Sizes[len(a.Sizes)-1], a.Sizes[0]
 	whole := largest.Runs[0]
 
-	// Scaling: each shard's own writes per CPU-second against the unsharded audit's.
-	var deviations []string
-	scales := len(largest.Runs) > 1
-	for _, r := range largest.Runs[1:] {
-		d := r.WritesPerCPUSecond()/whole.WritesPerCPUSecond() - 1
-		deviations = append(deviations, signed(100*d)+"%")
-		scales = scales && math.Abs(d) <= GoalAuditLogScaling
-	}
-	if len(deviations) == 0 {
-		deviations = []string{"no shard measured"}
-	}
-	rep.addGoal(fmt.Sprintf("Audit-log shards: own writes per CPU-second, %s writes", thousands(largest.Writes)),
-		fmt.Sprintf("within %s%% of unsharded", num(100*GoalAuditLogScaling)), strings.Join(deviations, ", "), scales)
-	fmt.Fprintf(&b, "\n- Scaling goal (each shard's writes per CPU-second within %s%% of the unsharded audit's, at %s writes): **%s** — %s.\n",
-		num(100*GoalAuditLogScaling), thousands(largest.Writes), metOrMissed(scales), strings.Join(deviations, ", "))
+	scalingGoal(&b, rep, largest, whole)
 
 	// Memory: each run's peak at the largest log over its peak at the smallest.
 	if len(a.Sizes) > 1 {
@@ -325,42 +407,8 @@ func auditLogSection(in Input, rep *Report) error {
 	fmt.Fprintf(&b, "- Skip goal (another shard's line at least %s× cheaper than a replayed write, at %s writes): **%s** — %s µs of CPU a skipped line, %s µs a replayed write (the unsharded audit's CPU over the log's writes): %s×.\n",
 		num(1/GoalAuditLogSkip), thousands(largest.Writes), metOrMissed(skips), num(largest.SkipNsPerLine/1e3), num(perWrite/1e3), num(skipRatio))
 
-	b.WriteString("\nWhat every shard pays for each line of the log, whoever owns it (`BenchmarkLogShardPasses`, in a process of its own), against a replayed write:\n\n")
-	b.WriteString("| Writes | State pass, CPU a line | Writes pass, CPU a skipped line | Unsharded audit, CPU a write |\n|---:|---:|---:|---:|\n")
-	for _, s := range a.Sizes {
-		if s.SkipNsPerLine == 0 {
-			continue
-		}
-		fmt.Fprintf(&b, "| %s | %s µs | %s µs | %s µs |\n", thousands(s.Writes), num(s.ScanNsPerLine/1e3), num(s.SkipNsPerLine/1e3), num(s.Runs[0].CPUSeconds/float64(s.Writes)*1e6))
-	}
-
-	// A week's audit, projected from the largest log's costs.
-	linesPerWrite := float64(largest.Lines) / float64(largest.Writes)
-	weekWrites := float64(AuditLogWritesPerSecond) * 86400 * 7
-	passSeconds := weekWrites * linesPerWrite * (largest.ScanNsPerLine + largest.SkipNsPerLine) / 1e9
-	replaySeconds := weekWrites * perWrite / 1e9
-	fmt.Fprintf(&b, "\nA week of a large cluster's writes, projected from the costs at %s writes: %s writes a second, %s million a week, with %s lines (reads included) a write as in the generated log. An unsharded audit costs the week's writes times the unsharded audit's CPU a write; each of N shards pays the two passes over every line (%s µs a line) plus 1/N of the unsharded audit's CPU, which holds the unsharded audit's own reading of every line (its state pass, and each line decoded whole in its writes pass, the reads included): an upper bound.\n\n",
-		thousands(largest.Writes), num(AuditLogWritesPerSecond), num(weekWrites/1e6), num(linesPerWrite), num((largest.ScanNsPerLine+largest.SkipNsPerLine)/1e3))
-	procs := max(a.Procs, 1)
-	fmt.Fprintf(&b, "| Shards | CPU-hours a shard | Of which the two passes | Wall hours a shard, at least, on %s |\n|---:|---:|---:|---:|\n", plural(procs, "core"))
-	for _, n := range auditLogShardCounts {
-		cpu, pass := replaySeconds, 0.0
-		if n > 1 {
-			cpu, pass = passSeconds+replaySeconds/float64(n), passSeconds
-		}
-		// The passes read a line at a time, on one core; the replay admits on every core.
-		wall := pass + (cpu-pass)/float64(procs)
-		fmt.Fprintf(&b, "| %d | %s | %s | %s |\n", n, num(cpu/3600), num(pass/3600), num(wall/3600))
-	}
-	if len(largest.Runs) > 1 {
-		r := largest.Runs[1]
-		model := float64(largest.Lines)*(largest.ScanNsPerLine+largest.SkipNsPerLine)/1e9 + whole.CPUSeconds/float64(r.Count)
-		var measured []string
-		for _, r := range largest.Runs[1:] {
-			measured = append(measured, num(r.CPUSeconds))
-		}
-		fmt.Fprintf(&b, "\nThe same reckoning for the measured log in %s: %s CPU-s a shard; measured: %s CPU-s.\n", plural(r.Count, "shard"), num(model), strings.Join(measured, ", "))
-	}
+	writeAuditLogPasses(&b, a.Sizes)
+	writeAuditLogProjection(&b, largest, whole, perWrite, max(a.Procs, 1))
 	rep.Sections[SectionAuditLog] = b.String()
 	return nil
 }
