@@ -37,7 +37,7 @@
 //	compare.go        Compare, Finding: one write's two admissions compared
 //	tally.go          the counts of a run, the worst findings kept
 //	shard.go          Shard, ObjectKey: which writes a shard audits
-//	merge.go          Merge, ReadReport: shards' reports added up
+//	merge.go          Merge, ReadReport, ReadShardReports: shards' reports read and added up
 //	report.go         Report, Thresholds, Verdict: what was found, and what it means
 //	text.go           Report.WriteText
 //	markdown.go       Report.WriteMarkdown: for a pull request's comment, bounded

@@ -3,8 +3,11 @@ package audit
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -264,4 +267,53 @@ func ReadReport(r io.Reader) (*Report, error) {
 		return nil, fmt.Errorf("a %s %s, not an audit report (%s %s)", rep.APIVersion, rep.Kind, reportAPIVersion, reportKind)
 	}
 	return &rep, nil
+}
+
+// ReadShardReports reads the shards' reports paths name: files, and the .json, .yaml and .yml
+// files of directories.
+func ReadShardReports(args []string) ([]ShardReport, error) {
+	var paths []string
+	for _, arg := range args {
+		info, err := os.Stat(arg)
+		if err != nil {
+			return nil, err
+		}
+		if !info.IsDir() {
+			paths = append(paths, arg)
+			continue
+		}
+		entries, err := os.ReadDir(arg)
+		if err != nil {
+			return nil, err
+		}
+		before := len(paths)
+		for _, e := range entries {
+			switch strings.ToLower(filepath.Ext(e.Name())) {
+			case ".json", ".yaml", ".yml":
+				if e.Type().IsRegular() {
+					paths = append(paths, filepath.Join(arg, e.Name()))
+				}
+			}
+		}
+		if len(paths) == before {
+			return nil, fmt.Errorf("%s: no report in the directory (.json, .yaml or .yml files)", arg)
+		}
+	}
+	var shards []ShardReport
+	for _, path := range paths {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		report, err := ReadReport(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		shards = append(shards, ShardReport{Name: path, Report: report})
+	}
+	if len(shards) == 0 {
+		return nil, errors.New("no report to merge")
+	}
+	return shards, nil
 }

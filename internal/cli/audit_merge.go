@@ -2,10 +2,6 @@ package cli
 
 import (
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -59,7 +55,7 @@ reviewed, 130 when a shard was interrupted.`,
 			}
 			var shards []audit.ShardReport
 			if len(args) > 0 {
-				if shards, err = readShardReports(args); err != nil {
+				if shards, err = audit.ReadShardReports(args); err != nil {
 					return badInput(err)
 				}
 			}
@@ -89,53 +85,4 @@ reviewed, 130 when a shard was interrupted.`,
 	o.report.addFlags(cmd)
 	o.store.addFlags(cmd)
 	return cmd
-}
-
-// readShardReports reads the reports the arguments name: files, and the .json, .yaml and .yml
-// files of directories.
-func readShardReports(args []string) ([]audit.ShardReport, error) {
-	var paths []string
-	for _, arg := range args {
-		info, err := os.Stat(arg)
-		if err != nil {
-			return nil, err
-		}
-		if !info.IsDir() {
-			paths = append(paths, arg)
-			continue
-		}
-		entries, err := os.ReadDir(arg)
-		if err != nil {
-			return nil, err
-		}
-		before := len(paths)
-		for _, e := range entries {
-			switch strings.ToLower(filepath.Ext(e.Name())) {
-			case ".json", ".yaml", ".yml":
-				if e.Type().IsRegular() {
-					paths = append(paths, filepath.Join(arg, e.Name()))
-				}
-			}
-		}
-		if len(paths) == before {
-			return nil, fmt.Errorf("%s: no report in the directory (.json, .yaml or .yml files)", arg)
-		}
-	}
-	var shards []audit.ShardReport
-	for _, path := range paths {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		report, err := audit.ReadReport(f)
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		shards = append(shards, audit.ShardReport{Name: path, Report: report})
-	}
-	if len(shards) == 0 {
-		return nil, errors.New("no report to merge")
-	}
-	return shards, nil
 }
