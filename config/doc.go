@@ -10,6 +10,11 @@
 // each object remembers its Source — file, document and line — so that errors read
 // "webhooks.yaml:14: ...".
 //
+// A program that reads little of the other objects need not hold them: Options.Others sees each
+// as it is read and says which the Set keeps, and Options.Around reads the inputs a second time
+// once the configurations are known, so that it can keep only what they refer to (admit lint
+// does, through lint.Surroundings).
+//
 // Decisions, each made to behave like kubectl and kube-apiserver:
 //
 //   - Directories are not read recursively unless Options.Recursive is set (kubectl -R), and

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/admitkit/admit/manifest"
@@ -29,6 +30,16 @@ type Options struct {
 	// linter, which keeps a name and a few fields) then holds no whole input. It sees the objects
 	// of a file with problems too, although that file's Set is dropped.
 	Others func(Object) (keep bool)
+	// Around, when set, makes Load read the inputs a second time once the first reading is
+	// done and the kustomize check passed: Around is given the Set of the first reading and
+	// returns what sees, on the second, each object that Others saw on the first. A program
+	// that reads, of the objects around the configurations, only those the configurations can
+	// refer to (a linter: the objects of the namespaces their Services are in) then learns
+	// which they are before it reads them. Standard input and pipes are copied to temporary
+	// files for it (manifest.Inputs.Spool). A file that did not read the first time is read
+	// again for what it holds, as Others saw it; one that read the first time and does not the
+	// second (changed in between) is an error.
+	Around func(first *Set) func(Object)
 }
 
 // Load reads files and directories of objects as package manifest reads them (see Parse for
@@ -45,8 +56,16 @@ func Load(opts Options, paths ...string) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.Around != nil {
+		remove, err := in.Spool()
+		defer remove()
+		if err != nil {
+			return nil, err
+		}
+	}
 	set := &Set{}
 	var errs []error
+	failedFiles := map[string]bool{}
 	check := in.KustomizeCheck()
 	for _, input := range in.List {
 		read, failed := 0, false
@@ -54,6 +73,7 @@ func Load(opts Options, paths ...string) (*Set, error) {
 			loaded, n, err := loadFile(in, f, check, opts.Others)
 			if err != nil {
 				errs, failed = append(errs, err), true
+				failedFiles[f.Path] = true
 				continue
 			}
 			read += n
@@ -69,7 +89,13 @@ func Load(opts Options, paths ...string) (*Set, error) {
 		// answer for objects that are never installed.
 		return nil, err
 	}
-	if err := errors.Join(errs...); err != nil {
+	err = errors.Join(errs...)
+	if opts.Around != nil && (err == nil || opts.KeepGoing) {
+		if err := readAgain(in, failedFiles, opts.Around(set)); err != nil {
+			return nil, err
+		}
+	}
+	if err != nil {
 		if opts.KeepGoing {
 			return set, err
 		}
@@ -95,4 +121,44 @@ func loadFile(in *manifest.Inputs, f manifest.File, check *manifest.KustomizeChe
 		return nil, n, err
 	}
 	return p.set, n, nil
+}
+
+// readAgain reads the inputs a second time (Options.Around), giving each the objects that are
+// not webhook configurations, as Options.Others saw them the first time. The problems of the
+// files in failed were reported by the first reading; another file's are errors.
+func readAgain(in *manifest.Inputs, failed map[string]bool, each func(Object)) error {
+	for _, input := range in.List {
+		for _, f := range input.Files {
+			if err := readOthers(in, f, each); err != nil && !failed[f.Path] {
+				return fmt.Errorf("reading %s a second time: %w", f.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// readOthers gives each the objects of f that are not webhook configurations, and returns the
+// problems of f.
+func readOthers(in *manifest.Inputs, f manifest.File, each func(Object)) error {
+	rc, err := in.Open(f)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	r := manifest.NewReader(f.Name, rc)
+	var errs []error
+	for {
+		obj, err := r.Next()
+		if err == io.EOF {
+			return errors.Join(errs...)
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		gvk := obj.Object.GroupVersionKind()
+		if gk := gvk.GroupKind(); gk != mutatingKind && gk != validatingKind && checkPolicyVersion(gvk.GroupVersion(), gvk.Kind) == nil {
+			each(Object{Source: obj.Source, Object: obj.Object})
+		}
+	}
 }

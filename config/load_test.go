@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -99,5 +100,56 @@ func TestLoadReportsEveryFile(t *testing.T) {
 	want := filepath.Join(dir, "1.yaml") + ":1: A has no apiVersion\n" + filepath.Join(dir, "3.json") + ":1: unexpected EOF"
 	if diff := cmp.Diff(want, errString(err)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestLoadAround reads the inputs twice (Options.Around): standard input too, spooled; the
+// second reading sees what Others saw, a file that did not read the first time included, after
+// the first reading's Set is given to Around.
+func TestLoadAround(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	// The second document is read, the third is not a document of an object.
+	if err := os.WriteFile(bad, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: before}\n---\nkind: A\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdin := strings.NewReader(`apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: hook}
+webhooks: []
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: ns}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: server, namespace: ns}
+`)
+	var first, second []string
+	configurationsSeen := -1
+	set, err := Load(Options{
+		KeepGoing: true,
+		Stdin:     stdin,
+		Others: func(o Object) bool {
+			first = append(first, o.Source.String()+" "+o.Object.GetName())
+			return false
+		},
+		Around: func(read *Set) func(Object) {
+			configurationsSeen = len(read.Validating)
+			return func(o Object) { second = append(second, o.Source.String()+" "+o.Object.GetName()) }
+		},
+	}, "-", bad)
+	if want := bad + ":5: A has no apiVersion"; errString(err) != want {
+		t.Errorf("error: got %q, want %q", errString(err), want)
+	}
+	if set == nil || len(set.Validating) != 1 || configurationsSeen != 1 {
+		t.Fatalf("the first reading's configuration was not given to Around (set %v, Around saw %d)", set, configurationsSeen)
+	}
+	if len(first) != 3 {
+		t.Errorf("the first reading saw %q, want the Namespace, the Deployment and the ConfigMap", first)
+	}
+	if diff := cmp.Diff(first, second); diff != "" {
+		t.Errorf("the second reading saw otherwise than the first (-first +second):\n%s", diff)
 	}
 }

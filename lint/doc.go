@@ -65,6 +65,8 @@
 //	                  workloads and other pod runners, budgets, autoscalers
 //	inventory_certs.go  the TLS material among them: Secrets' certificates, cert-manager
 //	                  Certificates and CA issuers
+//	surroundings.go   Surroundings: those objects read as the input loads, in one pass or two
+//	focus.go          which of them a second pass keeps: what the configurations can refer to
 //	policies.go       PolicyChecker, TypeWarning: admission policies and bindings as checks see them
 //	policy_params.go  how a policy's expressions use params
 //

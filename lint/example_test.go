@@ -3,6 +3,7 @@ package lint_test
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/admitkit/admit/config"
 	"github.com/admitkit/admit/lint"
@@ -52,6 +53,38 @@ func ExampleRun() {
 	// Output:
 	// injector.yaml:18 error B02 fail-closed-own-namespace webhooks[0].namespaceSelector
 	// injector.yaml:18 warning B11 fail-closed-add-on-namespaces webhooks[0].namespaceSelector
+}
+
+// Linting a large input, as admit lint does: the configurations are read first, then, of the
+// objects around them, only what they can refer to (here the Service in injector-system).
+func ExampleSurroundings() {
+	dir, err := os.MkdirTemp("", "lint-example-")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "injector.yaml")
+	if err := os.WriteFile(path, []byte(injector), 0o600); err != nil {
+		fmt.Println(err)
+		return
+	}
+	around := lint.NewSurroundings()
+	set, err := config.Load(config.Options{Others: around.Keep, Around: around.Around}, path)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	findings, err := lint.Run(set, lint.Options{Surroundings: around, Disable: []string{"empty-ca-bundle"}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, f := range lint.AtLeast(findings, lint.Error) {
+		fmt.Println(f.Rule, f.Name, f.Field)
+	}
+	// Output:
+	// B02 fail-closed-own-namespace webhooks[0].namespaceSelector
 }
 
 func ExampleWriteText() {

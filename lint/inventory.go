@@ -18,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/admitkit/admit/config"
-	"github.com/admitkit/admit/resources"
 )
 
 // inventory indexes the objects around the webhook configurations: the namespaces, Services,
@@ -50,6 +49,8 @@ type inventory struct {
 	hpas                []autoscaler
 	// objects are every object of the input by kind (policies' parameters are any kind).
 	objects map[schema.GroupKind][]objectRef
+	// focus, when set, says which records are kept (a reading in two passes); nil keeps all.
+	focus *focus
 }
 
 // namespacedName names an object. The namespace is empty for an object the input gives none:
@@ -103,29 +104,6 @@ func (w *workload) String() string {
 	return w.kind + " " + namespacedName{w.namespace, w.name}.String()
 }
 
-// Surroundings read what the rules read of the objects around the configurations — the names and
-// labels of all of them; what a Namespace, a Service, a workload, a PodDisruptionBudget, a
-// certificate, a role says — as they are loaded, so that an input is never held whole: give
-// Others to config.Load (config.Options.Others) and the Surroundings to Run (Options). Of the
-// objects, only CustomResourceDefinitions and admission policies stay in the Set.
-type Surroundings struct {
-	inv *inventory
-	err error
-}
-
-// NewSurroundings reads no object yet.
-func NewSurroundings() *Surroundings { return &Surroundings{inv: emptyInventory()} }
-
-// Others takes one object as config.Options.Others does: it reads what the rules read of it,
-// and keeps only CustomResourceDefinitions (which the policy checker reads) in the Set. An
-// object of a known kind that does not decode is Run's error, as with a Set read whole.
-func (s *Surroundings) Others(obj config.Object) (keep bool) {
-	if err := s.inv.add(obj.Object); err != nil && s.err == nil {
-		s.err = fmt.Errorf("%s: %s %q: %w", obj.Source, obj.Object.GetKind(), obj.Object.GetName(), err)
-	}
-	return resources.IsCRD(obj.Object.GroupVersionKind().GroupKind())
-}
-
 // emptyInventory is an inventory of no object.
 func emptyInventory() *inventory {
 	return &inventory{
@@ -152,18 +130,34 @@ func newInventory(set *config.Set) (*inventory, error) {
 
 // add indexes u by its kind, and keeps what lint reads of the kinds it knows.
 func (inv *inventory) add(u *unstructured.Unstructured) error {
-	gvk := u.GroupVersionKind()
+	inv.addRef(u)
+	return inv.read(u)
+}
+
+// addRef indexes u by its kind, for policies' parameters.
+func (inv *inventory) addRef(u *unstructured.Unstructured) {
+	kind := u.GroupVersionKind().GroupKind()
+	if !inv.focus.keepsRef(kind) {
+		return
+	}
 	if inv.objects == nil {
 		inv.objects = map[schema.GroupKind][]objectRef{}
 	}
-	inv.objects[gvk.GroupKind()] = append(inv.objects[gvk.GroupKind()], objectRef{namespace: u.GetNamespace(), name: u.GetName(), labels: u.GetLabels()})
+	inv.objects[kind] = append(inv.objects[kind], objectRef{namespace: u.GetNamespace(), name: u.GetName(), labels: u.GetLabels()})
+}
+
+// read keeps what lint reads of u when its kind is one lint knows. An object of such a kind is
+// decoded whether or not its record is kept (focus): one that does not decode is an error
+// either way.
+func (inv *inventory) read(u *unstructured.Unstructured) error {
+	gvk := u.GroupVersionKind()
 	if gvk.Group == certificateGroup && gvk.Kind == certificateKind {
 		return inv.addCertificate(u)
 	}
 	if gvk.Group == certificateGroup && (gvk.Kind == issuerKind || gvk.Kind == clusterIssuerKind) {
 		return inv.addIssuer(gvk.Kind, u)
 	}
-	if runner := otherPodRunner(gvk, u); runner != nil {
+	if runner := otherPodRunner(gvk, u); runner != nil && inv.focus.inNamespaces(runner.namespace) {
 		inv.otherPods = append(inv.otherPods, runner)
 	}
 	if gvk.Group == autoscalingGroup && gvk.Kind == "HorizontalPodAutoscaler" {
@@ -185,7 +179,9 @@ func (inv *inventory) add(u *unstructured.Unstructured) error {
 		if err := fromUnstructured(u, svc); err != nil {
 			return err
 		}
-		inv.services[namespacedName{svc.Namespace, svc.Name}] = svc
+		if inv.focus.inNamespaces(svc.Namespace) {
+			inv.services[namespacedName{svc.Namespace, svc.Name}] = svc
+		}
 	case corev1.SchemeGroupVersion.WithKind("Secret"):
 		return inv.addSecret(u)
 	case appsv1.SchemeGroupVersion.WithKind("Deployment"), appsv1.SchemeGroupVersion.WithKind("StatefulSet"),
@@ -209,7 +205,9 @@ func (inv *inventory) add(u *unstructured.Unstructured) error {
 		if err := fromUnstructured(u, pdb); err != nil {
 			return err
 		}
-		inv.pdbs = append(inv.pdbs, pdb)
+		if inv.focus.inNamespaces(pdb.Namespace) {
+			inv.pdbs = append(inv.pdbs, pdb)
+		}
 	case apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"):
 		crd := &apiextensionsv1.CustomResourceDefinition{}
 		if err := fromUnstructured(u, crd); err != nil {
@@ -223,47 +221,61 @@ func (inv *inventory) add(u *unstructured.Unstructured) error {
 // addWorkload keeps what lint needs of a Deployment, StatefulSet or DaemonSet, which run servers,
 // and of a Job or CronJob, which run no server but may fill a caBundle.
 func (inv *inventory) addWorkload(gvk schema.GroupVersionKind, u *unstructured.Unstructured) error {
+	w, err := readWorkload(gvk, u)
+	if err != nil || w == nil || !inv.focus.keepsWorkload(w) {
+		return err
+	}
+	if gvk.Group == batchv1.GroupName {
+		inv.jobs = append(inv.jobs, w)
+	} else {
+		inv.workloads = append(inv.workloads, w)
+	}
+	return nil
+}
+
+// readWorkload decodes the workload or Job u is.
+func readWorkload(gvk schema.GroupVersionKind, u *unstructured.Unstructured) (*workload, error) {
 	switch gvk {
 	case appsv1.SchemeGroupVersion.WithKind("Deployment"):
 		var d appsv1.Deployment
 		if err := fromUnstructured(u, &d); err != nil {
-			return err
+			return nil, err
 		}
 		replicas := int32(1) // the apiserver's default
 		if d.Spec.Replicas != nil {
 			replicas = *d.Spec.Replicas
 		}
-		inv.workloads = append(inv.workloads, newWorkload("Deployment", d.ObjectMeta, &replicas, d.Spec.Template).withSelector(d.Spec.Selector))
+		return newWorkload("Deployment", d.ObjectMeta, &replicas, d.Spec.Template).withSelector(d.Spec.Selector), nil
 	case appsv1.SchemeGroupVersion.WithKind("StatefulSet"):
 		var s appsv1.StatefulSet
 		if err := fromUnstructured(u, &s); err != nil {
-			return err
+			return nil, err
 		}
 		replicas := int32(1)
 		if s.Spec.Replicas != nil {
 			replicas = *s.Spec.Replicas
 		}
-		inv.workloads = append(inv.workloads, newWorkload("StatefulSet", s.ObjectMeta, &replicas, s.Spec.Template).withSelector(s.Spec.Selector))
+		return newWorkload("StatefulSet", s.ObjectMeta, &replicas, s.Spec.Template).withSelector(s.Spec.Selector), nil
 	case appsv1.SchemeGroupVersion.WithKind("DaemonSet"):
 		var d appsv1.DaemonSet
 		if err := fromUnstructured(u, &d); err != nil {
-			return err
+			return nil, err
 		}
-		inv.workloads = append(inv.workloads, newWorkload("DaemonSet", d.ObjectMeta, nil, d.Spec.Template).withSelector(d.Spec.Selector))
+		return newWorkload("DaemonSet", d.ObjectMeta, nil, d.Spec.Template).withSelector(d.Spec.Selector), nil
 	case batchv1.SchemeGroupVersion.WithKind("Job"):
 		var j batchv1.Job
 		if err := fromUnstructured(u, &j); err != nil {
-			return err
+			return nil, err
 		}
-		inv.jobs = append(inv.jobs, newWorkload("Job", j.ObjectMeta, nil, j.Spec.Template))
+		return newWorkload("Job", j.ObjectMeta, nil, j.Spec.Template), nil
 	case batchv1.SchemeGroupVersion.WithKind("CronJob"):
 		var j batchv1.CronJob
 		if err := fromUnstructured(u, &j); err != nil {
-			return err
+			return nil, err
 		}
-		inv.jobs = append(inv.jobs, newWorkload("CronJob", j.ObjectMeta, nil, j.Spec.JobTemplate.Spec.Template))
+		return newWorkload("CronJob", j.ObjectMeta, nil, j.Spec.JobTemplate.Spec.Template), nil
 	}
-	return nil
+	return nil, nil
 }
 
 // otherPodRunner returns u as a runner of pods lint does not read as a server, or nil: a Pod
@@ -411,7 +423,9 @@ func (inv *inventory) addAutoscaler(u *unstructured.Unstructured) error {
 			hpa.minReplicas = int64(v)
 		}
 	}
-	inv.hpas = append(inv.hpas, hpa)
+	if inv.focus.inNamespaces(hpa.namespace) {
+		inv.hpas = append(inv.hpas, hpa)
+	}
 	return nil
 }
 

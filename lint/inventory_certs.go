@@ -67,7 +67,9 @@ func (inv *inventory) addSecret(u *unstructured.Unstructured) error {
 	if err != nil {
 		return nil
 	}
-	inv.secrets[namespacedName{u.GetNamespace(), u.GetName()}] = chain
+	if inv.focus.inNamespaces(u.GetNamespace()) {
+		inv.secrets[namespacedName{u.GetNamespace(), u.GetName()}] = chain
+	}
 	return nil
 }
 

@@ -31,6 +31,25 @@ func lintFiles(t *testing.T, opts Options, paths ...string) []Finding {
 	if err != nil {
 		t.Fatalf("Run(%v): %v", paths, err)
 	}
+	if diff := cmp.Diff(findings, lintInTwoPasses(t, opts, paths...)); diff != "" {
+		t.Errorf("reading %v in two passes (Surroundings.Keep, Around) finds otherwise than reading the Set whole (-whole +two passes):\n%s", paths, diff)
+	}
+	return findings
+}
+
+// lintInTwoPasses lints paths as admit lint reads them: the configurations first, then what the
+// rules read of the objects they can refer to.
+func lintInTwoPasses(t *testing.T, opts Options, paths ...string) []Finding {
+	t.Helper()
+	opts.Surroundings = NewSurroundings()
+	set, err := config.Load(config.Options{Others: opts.Surroundings.Keep, Around: opts.Surroundings.Around}, paths...)
+	if err != nil {
+		t.Fatalf("loading %v in two passes: %v", paths, err)
+	}
+	findings, err := Run(set, opts)
+	if err != nil {
+		t.Fatalf("Run(%v) in two passes: %v", paths, err)
+	}
 	return findings
 }
 

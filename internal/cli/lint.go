@@ -156,10 +156,10 @@ func (o *lintOptions) run(ctx context.Context, streams Streams, paths []string) 
 	case len(paths) > 0:
 		// A file that does not read is reported and the others linted: one bad file in a
 		// directory must not hide the findings of the rest. The exit code still says bad input.
-		// What the rules read of the objects around the configurations is read as they load:
-		// a large input is not held whole.
+		// The input is read twice: the configurations first, then, of the objects around them,
+		// what the rules read of those they can refer to. A large input is not held whole.
 		opts.Surroundings = lint.NewSurroundings()
-		set, loadErr, err := o.readInputs(streams.In, paths, opts.Surroundings.Others)
+		set, loadErr, err := o.readInputs(streams.In, paths, opts.Surroundings)
 		if err != nil {
 			return badInput(err)
 		}
