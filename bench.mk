@@ -1,7 +1,7 @@
 # Benchmarks: bench/ (a module of its own), the end-to-end latency benchmark in test/e2e, the review
 # throughput benchmark in review/, the audit of 100,000 objects in internal/cli, the audit of an
-# audit log unsharded and in shards (bench/cmd/auditlogbench), the patch benchmarks of bench/ and
-# the release binary's size.
+# audit log unsharded and in shards (bench/cmd/auditlogbench), admit review against kube-apiserver
+# and kubectl-validate (test/e2e), the patch benchmarks of bench/ and the release binary's size.
 # Included by the Makefile; results are described in docs/benchmarks.md.
 
 GO          ?= go
@@ -42,7 +42,8 @@ KUBECTL_VALIDATE := $(CACHE)/kubectl-validate-$(KUBECTL_VALIDATE_VERSION)/kubect
 
 ## bench: the full comparisons on this machine (about an hour and a half): write latency through a real
 ## kube-apiserver, review throughput, the audit of 100,000 objects, memory by input size, an audit
-## log's audit unsharded and in shards (about half an hour of it), patch generation, the release
+## log's audit unsharded and in shards (about half an hour of it), admit review against
+## kube-apiserver's dry runs and kubectl-validate, patch generation, the release
 ## binary's size, then the serving and dispatcher harness, which rewrites the generated parts of
 ## docs/benchmarks.md from all of them, the charts and bench/results/results.json; CPU profiles go
 ## to bench/results/tmp/profiles (not committed).
@@ -50,7 +51,7 @@ bench: bench-latency bench-review bench-audit bench-memory bench-audit-log bench
 	cd bench && $(GO) run ./cmd/admitbench -results $(BENCH_RESULTS) -docs ../docs/benchmarks.md \
 		-latency $(BENCH_RESULTS)/e2e-latency.txt -review $(BENCH_RESULTS)/review-throughput.txt \
 		-audit $(BENCH_RESULTS)/audit-100k.txt -memory $(BENCH_RESULTS)/memory.txt -audit-log $(BENCH_RESULTS)/audit-log.txt \
-		-patch $(BENCH_RESULTS)/patch.txt \
+		-anchors $(BENCH_RESULTS)/anchors.txt -patch $(BENCH_RESULTS)/patch.txt \
 		-binary $(CURDIR)/$(BIN)/linux/admit -symbols $(BENCH_RESULTS)/tmp/admit-symbols -dumpdep $(BENCH_RESULTS)/tmp/admit-dumpdep.txt \
 		-profiles $(BENCH_RESULTS)/tmp/profiles
 

@@ -21,6 +21,8 @@
 //	memory.go    Memory, ParseMemory: the memory benchmark's output (each command by input size), its section and goals
 //	auditlog.go  AuditLog, ParseAuditLog: an audit log's audit unsharded and in shards (cmd/auditlogbench), its section,
 //	             goals and the projection of a week's audit
+//	anchors.go   Anchors, ParseAnchors: admit review against kube-apiserver's dry runs and kubectl-validate, its
+//	             section and goals
 //	patch.go     Patch, ParsePatch: the patch benchmarks' output, and the section of their table
 //	size.go      Binary, ReadBinary: the release binary's size section, with what the linker kept
 //	linking.go   Linking, ReadSymbols, ParseDumpdep, TopModules: what the linker kept, by module

@@ -41,6 +41,7 @@ func run(args []string, stderr io.Writer) error {
 	audit := fs.String("audit", "", "Go benchmark output of BenchmarkAudit100k (internal/cli) to report")
 	memory := fs.String("memory", "", "Go benchmark output of BenchmarkCommandMemory (internal/cli) to report")
 	auditLog := fs.String("audit-log", "", "output of cmd/auditlogbench (an audit log's audit, unsharded and in shards) to report")
+	anchors := fs.String("anchors", "", "Go benchmark output of BenchmarkReviewAnchors (test/e2e: admit review against kube-apiserver and kubectl-validate) to report")
 	patch := fs.String("patch", "", "Go benchmark output of the patch benchmarks (package bench, -benchmem) to report")
 	binary := fs.String("binary", "", "the release binary (make release-binary) whose size to report")
 	symbols := fs.String("symbols", "", "an unstripped build of the release binary, to report what links what (needs -binary)")
@@ -67,7 +68,7 @@ func run(args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	in, err := reportInput(results, benchOutputs{latency: *latency, review: *review, audit: *audit, memory: *memory, auditLog: *auditLog, patch: *patch}, *binary, *symbols, *dumpdep)
+	in, err := reportInput(results, benchOutputs{latency: *latency, review: *review, audit: *audit, memory: *memory, auditLog: *auditLog, anchors: *anchors, patch: *patch}, *binary, *symbols, *dumpdep)
 	if err != nil {
 		return err
 	}
@@ -132,7 +133,7 @@ func measure(ctx context.Context, smoke bool, resultsDir, profiles string, logge
 
 // benchOutputs are the files of Go benchmark output the other steps of make bench write (empty
 // names: not given).
-type benchOutputs struct{ latency, review, audit, memory, auditLog, patch string }
+type benchOutputs struct{ latency, review, audit, memory, auditLog, anchors, patch string }
 
 // reportInput is what the report is built from: the results, and the outputs of the other steps
 // of make bench given as files (empty names: not given).
@@ -152,6 +153,9 @@ func reportInput(results *suite.Results, outputs benchOutputs, binary, symbols, 
 		return in, err
 	}
 	if in.AuditLog, err = parseOutput(outputs.auditLog, "the audit log benchmark's output", report.ParseAuditLog); err != nil {
+		return in, err
+	}
+	if in.Anchors, err = parseOutput(outputs.anchors, "the anchors benchmark's output", report.ParseAnchors); err != nil {
 		return in, err
 	}
 	if in.Patch, err = parseOutput(outputs.patch, "the patch benchmarks' output", report.ParsePatch); err != nil {

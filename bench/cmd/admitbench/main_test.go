@@ -67,6 +67,11 @@ func TestReportOnlyRendersTheDocsPage(t *testing.T) {
 		"BenchmarkAuditLogReplay/writes=1000/shard=0of2-2 1 1500000000 ns/op 1.0 cpu-s/op 140 peak-RSS-MiB 500 own-writes 1.0 load1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	anchors := filepath.Join(dir, "anchors.txt")
+	if err := os.WriteFile(anchors, []byte("BenchmarkReviewAnchors/webhook=none-2 1 5 ns/op 1000 apiserver-cpu-µs/object 200 etcd-cpu-µs/object 480 kubectl-validate-cpu-µs/object 4800 objects 400 review-cpu-µs/object 0.4 review/apiserver\n"+
+		"BenchmarkReviewAnchors/webhook=one-2 1 5 ns/op 1500 apiserver-cpu-µs/object 250 etcd-cpu-µs/object 4800 objects 600 review-cpu-µs/object 0.4 review/apiserver\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	patch := filepath.Join(dir, "patch.txt")
 	if err := os.WriteFile(patch, []byte("BenchmarkDiff/pod-sidecar/admit-2 100 50000 ns/op 3 ops 62000 B/op 31 allocs/op\n"+
 		"BenchmarkDiff/pod-sidecar/gomodules-2 10 500000 ns/op 3 ops 250000 B/op 4434 allocs/op\n"), 0o644); err != nil {
@@ -79,7 +84,7 @@ func TestReportOnlyRendersTheDocsPage(t *testing.T) {
 	}
 	out := filepath.Join(dir, "benchmarks.md")
 	var stderr bytes.Buffer
-	if err := run([]string{"-report-only", "-results", dir, "-docs", docs, "-docs-out", out, "-latency", latency, "-review", review, "-audit", audit, "-memory", memory, "-audit-log", auditLog, "-patch", patch, "-binary", binary}, &stderr); err != nil {
+	if err := run([]string{"-report-only", "-results", dir, "-docs", docs, "-docs-out", out, "-latency", latency, "-review", review, "-audit", audit, "-memory", memory, "-audit-log", auditLog, "-anchors", anchors, "-patch", patch, "-binary", binary}, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	page, err := os.ReadFile(out)
@@ -89,7 +94,8 @@ func TestReportOnlyRendersTheDocsPage(t *testing.T) {
 	for _, want := range []string{"| admit | 1000 | 1.00× |", "| admit `dispatch` | 1000 µs |", "| mutating | 2.00 ms | 3.00 ms | +0.500 ms |", "## Patch generation",
 		"| no webhook | 10000 | 2000 | 800 µs | 400 MiB |", "The release binary, `bin/linux/admit`",
 		"| 100,000 | 120 CPU-s | 60.0 s | 1670 | 150 MiB |", "| `review-json` | 120 | 150 | 1.25× | 1.50 |",
-		"| 1,000 | 3,000 | 5.00 MiB | shard 0/2 | 500 | 1.00 CPU-s | 1.50 s | 500 | 0% | 140 MiB | 1.0 |", "| Diff | pod-sidecar | gomodules | 500 µs | 4434 | 244 KiB | 3 | 10.0× |"} {
+		"| 1,000 | 3,000 | 5.00 MiB | shard 0/2 | 500 | 1.00 CPU-s | 1.50 s | 500 | 0% | 140 MiB | 1.0 |",
+		"| no webhook | 1 | 4800 | 1000 µs | – | 200 µs | 400 µs | 0.400× | 480 µs | 0.0 |", "| Review CPU per object, one webhook over none | ≤ 1.30× | 1.50× | **missed** |", "| Diff | pod-sidecar | gomodules | 500 µs | 4434 | 244 KiB | 3 | 10.0× |"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("the rendered page lacks %q", want)
 		}
@@ -121,6 +127,7 @@ func TestBadInvocations(t *testing.T) {
 		{"missing review file", []string{"-report-only", "-results", savedResults(t), "-review", "/nonexistent/review.txt"}, "reading the review benchmark's output"},
 		{"missing audit file", []string{"-report-only", "-results", savedResults(t), "-audit", "/nonexistent/audit.txt"}, "reading the audit benchmark's output"},
 		{"missing audit log file", []string{"-report-only", "-results", savedResults(t), "-audit-log", "/nonexistent/audit-log.txt"}, "reading the audit log benchmark's output"},
+		{"missing anchors file", []string{"-report-only", "-results", savedResults(t), "-anchors", "/nonexistent/anchors.txt"}, "reading the anchors benchmark's output"},
 		{"missing patch file", []string{"-report-only", "-results", savedResults(t), "-patch", "/nonexistent/patch.txt"}, "reading the patch benchmarks' output"},
 		{"missing binary", []string{"-report-only", "-results", savedResults(t), "-binary", "/nonexistent/admit"}, "the release binary"},
 	} {
