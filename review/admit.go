@@ -30,21 +30,15 @@ func (s *Session) Admit(ctx context.Context, outcomes []*Outcome) error {
 // each may be nil. Once ctx is done, the outcomes not yet handed to each are left without a
 // result, and ctx's error is returned.
 func (s *Session) AdmitEach(ctx context.Context, outcomes []*Outcome, each func(*Outcome)) error {
-	var runnable []*Outcome
+	plan := s.Plan()
 	for _, o := range outcomes {
-		if o.Err == nil && o.Request != nil {
-			runnable = append(runnable, o)
-		}
+		plan.Take(o)
 	}
 	var d admitter
-	if len(runnable) > 0 {
-		var namespaces []string
-		if !s.cfg.CompleteState {
-			namespaces = Namespaces(runnable)
-		}
+	if plan.Runnable() > 0 {
 		var closeChain func()
 		var err error
-		if d, closeChain, err = s.pipeline(ctx, s.reviewedState(runnable), namespaces); err != nil {
+		if d, closeChain, err = s.pipeline(ctx, plan.reviewed(), plan.namespaceList()); err != nil {
 			return err
 		}
 		defer closeChain()
@@ -78,7 +72,7 @@ type admitter interface {
 
 // pipeline builds what admits the requests: the webhooks, and the chain's steps around them
 // unless WebhooksOnly (chain.Steps.Pipeline). reviewed are the reviewed objects the others'
-// admission reads (reviewedState); namespaces, those the reviewed objects live in, exist unless
+// admission reads (Plan.reviewed); namespaces, those the reviewed objects live in, exist unless
 // the state is whole (then the caller gives none). close stops the chain.
 func (s *Session) pipeline(ctx context.Context, reviewed []*unstructured.Unstructured, namespaces []string) (_ admitter, close func(), err error) {
 	opts := dispatch.Options{

@@ -21,6 +21,8 @@
 //	admit.go       Admit, AdmitEach: the chain and the dispatcher built once, every request
 //	               admitted with bounded concurrency, each result at its object's place
 //	window.go      the admissions under way, a window of them, handed on in input order
+//	plan.go        Plan: what admitting outcomes together reads of them, learnt a first time
+//	               through, for outcomes built one at a time and admitted in Batches
 //	batches.go     Batches: the same built once for a run too large to hold, a batch at a time
 //	stream.go      Source, Survey, Stream: an input too large to hold, read a document at a
 //	               time — surveyed, then its requests, then each object admitted and handed on

@@ -212,3 +212,73 @@ func serveQuickstart() (_ *config.Set, stop func(), _ error) {
 	server.Close()
 	return nil, nil, err
 }
+
+// Outcomes built one at a time, each written its own way (a test suite's cases), admitted a
+// batch at a time as if applied together: a first pass takes each outcome into a Plan, which
+// keeps what the others' admission reads of it (here the Namespace's label, which the policy's
+// namespaceSelector reads), and the Batches it opens admit the outcomes built again.
+func ExampleSession_Plan() {
+	policies, err := review.Parse("policies.yaml", []byte(`apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: owned}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}]
+    namespaceSelector: {matchLabels: {tier: team}}
+  validations: [{expression: "has(object.metadata.labels) && 'owner' in object.metadata.labels", message: "a ConfigMap needs an owner"}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: owned}
+spec: {policyName: owned, validationActions: [Deny]}
+`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	cases := []string{
+		`{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "flags", "namespace": "payments"}}`,
+		`{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "payments", "labels": {"tier": "team"}}}`,
+	}
+	session, err := review.New(review.Config{Policies: policies}, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	build := func(i int) *review.Outcome {
+		objects, err := review.Parse(fmt.Sprintf("case %d", i), []byte(cases[i]))
+		if err != nil {
+			return &review.Outcome{Err: err}
+		}
+		outcomes, err := session.Requests(objects, nil, review.Write{})
+		if err != nil {
+			return &review.Outcome{Err: err}
+		}
+		return outcomes[0]
+	}
+	plan := session.Plan()
+	for i := range cases {
+		plan.Take(build(i))
+	}
+	batches, err := plan.Batches(context.Background())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer batches.Close()
+	for i := range cases {
+		o := build(i)
+		if err := batches.Admit(context.Background(), []*review.Outcome{o}); err != nil {
+			fmt.Println(err)
+			return
+		}
+		if o.Err != nil {
+			fmt.Println(o.Err)
+			continue
+		}
+		fmt.Println(o.Object.GetKind(), o.Result.Allowed)
+	}
+	// Output:
+	// ConfigMap false
+	// Namespace true
+}

@@ -1,8 +1,6 @@
 package review
 
 import (
-	"sort"
-
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -68,7 +66,7 @@ func collectCRDs(cfg Config, objects []Input) ([]*apiextensionsv1.CustomResource
 
 // state is what the chain is given of the cluster: the given state (which wins), the policies,
 // what was read from the cluster, and reviewed, the reviewed objects other objects' admission
-// reads (reviewedState).
+// reads (Plan.reviewed).
 func (s *Session) state(reviewed []*unstructured.Unstructured) []runtime.Object {
 	type key struct{ gk, namespace, name string }
 	seen := map[key]bool{}
@@ -92,26 +90,6 @@ func (s *Session) state(reviewed []*unstructured.Unstructured) []runtime.Object 
 	}
 	for _, obj := range reviewed {
 		add(obj)
-	}
-	return out
-}
-
-// reviewedState picks the objects under review that the admission of the others reads, as if
-// the whole input were applied together: a Namespace, ServiceAccount or LimitRange in the input
-// exists for the other objects' admission (of the ServiceAccounts, those accountUse says it
-// reads).
-func (s *Session) reviewedState(outcomes []*Outcome) []*unstructured.Unstructured {
-	accounts := s.accountUse()
-	for _, o := range outcomes {
-		if o.Object != nil {
-			accounts.See(o.Object)
-		}
-	}
-	var out []*unstructured.Unstructured
-	for _, o := range outcomes {
-		if obj := stateOf(o); obj != nil && accounts.Reads(obj) {
-			out = append(out, obj)
-		}
 	}
 	return out
 }
@@ -140,24 +118,6 @@ func stateOf(o *Outcome) *unstructured.Unstructured {
 		return o.Object.DeepCopy()
 	}
 	return nil
-}
-
-// Namespaces lists the namespaces the requests of outcomes live in, sorted: they exist, as the
-// cluster they are applied to would have them, unless the state is whole. A caller reading a
-// live cluster reads their service accounts and limits.
-func Namespaces(outcomes []*Outcome) []string {
-	seen := map[string]bool{}
-	for _, o := range outcomes {
-		if o.Request != nil && o.Request.Namespace != "" {
-			seen[o.Request.Namespace] = true
-		}
-	}
-	out := make([]string, 0, len(seen))
-	for ns := range seen {
-		out = append(out, ns)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // staticNamespaces serves the given state's namespace labels to the webhooks' namespaceSelectors

@@ -9,8 +9,6 @@ import (
 
 	"github.com/admitkit/admit/clusterstate"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
 	"github.com/admitkit/admit/manifest"
 	"github.com/admitkit/admit/resources"
 )
@@ -141,12 +139,9 @@ type Stream struct {
 	survey *Survey
 	olds   []Input
 	w      Write
-	// reviewed are the objects under review that the others' admission reads; namespaces are
-	// those the requests live in, assumed to exist unless the state is complete.
-	reviewed   []*unstructured.Unstructured
-	namespaces []string
-	// accounts says which reviewed ServiceAccounts the others' admission reads.
-	accounts *clusterstate.AccountUse
+	// plan keeps the objects under review that the others' admission reads, and the namespaces
+	// the requests live in, assumed to exist unless the state is complete.
+	plan *Plan
 	// noneToAdmit says the requests were built and none is to be admitted: then nothing is
 	// built to admit them, and nothing is assumed of the cluster, as with Admit.
 	noneToAdmit bool
@@ -162,33 +157,29 @@ func NewStream(cfg Config, survey *Survey, olds []Input, w Write) (*Stream, erro
 	if err != nil {
 		return nil, err
 	}
-	st := &Stream{s: s, survey: survey, olds: olds, w: w, accounts: s.accountUse()}
-	st.accounts.Add(survey.accounts)
+	st := &Stream{s: s, survey: survey, olds: olds, w: w, plan: s.Plan()}
+	st.plan.accounts.Add(survey.accounts)
+	st.plan.surveyed = true
 	b, err := s.newBuilder(olds, w)
 	if err != nil {
 		return nil, err
 	}
-	if s.cfg.CompleteState && len(olds) == 0 && !st.accounts.ReadsAll() {
+	if s.cfg.CompleteState && len(olds) == 0 && !st.plan.accounts.ReadsAll() {
 		// No namespace is assumed and no object is paired: the requests of the objects the
 		// others read (those the survey kept) are all that is needed, and they depend on
 		// nothing else.
 		for _, in := range survey.state {
-			st.take(b.build(Input{Source: in.Source, Object: in.Object.DeepCopy()}), nil)
+			st.plan.Take(b.build(Input{Source: in.Source, Object: in.Object.DeepCopy()}))
 		}
 		return st, nil
 	}
-	namespaces := map[string]bool{}
-	n, runnable := 0, 0
+	n := 0
 	err = survey.source.Each(func(in Input) error {
 		n++
-		o := b.build(in)
-		if o.Err == nil && o.Request != nil {
-			runnable++
-		}
-		st.take(o, namespaces)
+		st.plan.Take(b.build(in))
 		return nil
 	})
-	st.noneToAdmit = runnable == 0
+	st.noneToAdmit = st.plan.Runnable() == 0
 	if err == nil && n != survey.Len() {
 		err = changedError(survey.Len(), n)
 	}
@@ -198,27 +189,7 @@ func NewStream(cfg Config, survey *Survey, olds []Input, w Write) (*Stream, erro
 	if err := b.unusedOld(); err != nil {
 		return nil, err
 	}
-	if !s.cfg.CompleteState {
-		for ns := range namespaces {
-			st.namespaces = append(st.namespaces, ns)
-		}
-		sort.Strings(st.namespaces)
-	}
 	return st, nil
-}
-
-// take notes what an admitted outcome gives the others: its object, if the others read it, and
-// its namespace.
-func (st *Stream) take(o *Outcome, namespaces map[string]bool) {
-	if o.Err != nil || o.Request == nil {
-		return
-	}
-	if obj := stateOf(o); obj != nil && st.accounts.Reads(obj) {
-		st.reviewed = append(st.reviewed, obj)
-	}
-	if namespaces != nil && o.Request.Namespace != "" {
-		namespaces[o.Request.Namespace] = true
-	}
 }
 
 // changedError says the source gave another number of objects than its survey counted.
@@ -242,7 +213,7 @@ func (st *Stream) Review(ctx context.Context, emit func(*Outcome) error) error {
 	var d admitter
 	if !st.noneToAdmit {
 		var closeChain func()
-		if d, closeChain, err = s.pipeline(ctx, st.reviewed, st.namespaces); err != nil {
+		if d, closeChain, err = s.pipeline(ctx, st.plan.reviewed(), st.plan.namespaceList()); err != nil {
 			return err
 		}
 		defer closeChain()

@@ -32,7 +32,8 @@
 //	suite.go   Suite, Case, Expect, Load, Parse: a test file, read strictly with every problem
 //	parse.go   the parser's helpers: fields, strings, paths, YAML's aliases and merge keys
 //	expect.go  a case's objects and expectations, inline or in files
-//	run.go     Options, Run, RunFile: the server, the session, each case admitted and checked
+//	run.go     Options, Run, RunFile: the server, the session, the cases admitted a batch at a
+//	           time as if applied together (review.Plan), each checked
 //	server.go  the file's server: variables, a throwaway CA, started, probed, stopped
 //	check.go   Check, Called, Outcomes, Rows: a result against a case's expectations
 //	object.go  the admitted object against expected fields and documents

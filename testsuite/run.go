@@ -18,6 +18,7 @@ import (
 
 	"github.com/admitkit/admit/builtin"
 	"github.com/admitkit/admit/config"
+	"github.com/admitkit/admit/resources"
 	"github.com/admitkit/admit/review"
 )
 
@@ -105,7 +106,7 @@ func (r *run) run(ctx context.Context) (err error) {
 			}
 		}()
 	}
-	objects, olds, all := r.objects()
+	cs := r.reportCases()
 	cfg, err := r.config(ctx, resolve, caBundle)
 	if err != nil {
 		return fmt.Errorf("%s: %w", r.suite.Path, err)
@@ -116,8 +117,7 @@ func (r *run) run(ctx context.Context) (err error) {
 	if r.opts.Coverage {
 		r.report.Coverage = r.newCoverage(cfg)
 	}
-	cases := cases{objects: objects, olds: olds, all: all}
-	err = r.admit(ctx, cfg, cases, func(i int) bool { return r.report.Cases[i].Error == "" },
+	err = r.admit(ctx, cfg, cs, func(i int) bool { return r.report.Cases[i].Error == "" },
 		func(i int, err error) { r.report.Cases[i].Error = err.Error() }, r.check)
 	if err != nil {
 		return fmt.Errorf("%s: %w", r.suite.Path, err)
@@ -132,51 +132,90 @@ func (r *run) run(ctx context.Context) (err error) {
 			}
 		}
 	}
-	if err := r.findVacuous(ctx, cfg, cases); err != nil {
+	if err := r.findVacuous(ctx, cfg, cs); err != nil {
 		return fmt.Errorf("%s: %w", r.suite.Path, err)
 	}
 	return nil
 }
 
-// cases are the objects of the file's cases, by case, and all of them (for the Session: the
-// CRDs among them).
+// cases are the CustomResourceDefinitions among the file's cases' objects: the Session knows
+// their kinds. The cases' objects are read again for each admission, not held.
 type cases struct {
-	objects, olds [][]review.Input
-	all           []review.Input
+	crds []review.Input
 }
+
+// batchSize is how many cases are admitted at once: a few times the Session's concurrency, so
+// that a file of many cases holds a batch of admitted objects rather than all of them.
+const batchSize = 64
 
 // admit admits the cases selected with a session of cfg, each as `admit review` admits an
 // object, and calls each with the case's index and outcome as soon as it is decided; the outcome
-// is dropped after, so that a file of many cases holds its reports rather than every admitted
-// object. A case whose request cannot be built is given to fail instead.
+// is dropped after. The cases are read twice: once for what admitting them together reads of
+// them (review.Plan), then a batch at a time to admit them. A case whose request cannot be
+// built is given to fail instead.
 func (r *run) admit(ctx context.Context, cfg review.Config, cs cases, selected func(i int) bool, fail func(i int, err error), each func(i int, o *review.Outcome, schemas fieldSchemas)) error {
-	session, err := review.New(cfg, cs.all)
+	session, err := review.New(cfg, cs.crds)
 	if err != nil {
 		return err
 	}
-	var built []*review.Outcome
-	var caseOf []int
+	plan := session.Plan()
+	var built []int
 	for i, c := range r.cases {
 		if !selected(i) {
 			continue
 		}
-		outcomes, err := session.Requests(cs.objects[i], cs.olds[i], r.write(c))
-		if err == nil && outcomes[0].Err != nil {
-			err = outcomes[0].Err
-		}
+		o, err := r.request(session, c)
 		if err != nil {
 			fail(i, err)
 			continue
 		}
-		built, caseOf = append(built, outcomes[0]), append(caseOf, i)
+		plan.Take(o)
+		built = append(built, i)
 	}
+	if plan.Runnable() == 0 {
+		return nil
+	}
+	batches, err := plan.Batches(ctx)
+	if err != nil {
+		return err
+	}
+	defer batches.Close()
 	schemas := newFieldSchemas(session.CRDs())
-	next := 0
-	return session.AdmitEach(ctx, built, func(o *review.Outcome) {
-		each(caseOf[next], o, schemas)
-		next++
-		*o = review.Outcome{}
-	})
+	for batch := range slices.Chunk(built, batchSize) {
+		outcomes := make([]*review.Outcome, len(batch))
+		for k, i := range batch {
+			if outcomes[k], err = r.request(session, r.cases[i]); err != nil {
+				return fmt.Errorf("case %q built once, not twice: %w", r.cases[i].Name, err)
+			}
+		}
+		if err := batches.Admit(ctx, outcomes); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for k, i := range batch {
+			each(i, outcomes[k], schemas)
+			outcomes[k] = nil
+		}
+	}
+	return nil
+}
+
+// request builds case c's request with session: its objects read, written as the case says.
+func (r *run) request(session *review.Session, c *Case) (*review.Outcome, error) {
+	objects, olds, err := caseObjects(c)
+	if err != nil {
+		return nil, err
+	}
+	outcomes, err := session.Requests(objects, olds, r.write(c))
+	if err == nil && outcomes[0].Err != nil {
+		err = outcomes[0].Err
+	}
+	if err != nil {
+		return nil, err
+	}
+	return outcomes[0], nil
 }
 
 // start expands the file's variables and starts its server, when it has one: the resolve
@@ -265,27 +304,32 @@ func (r *run) config(ctx context.Context, resolve []string, caBundle []byte) (re
 	return cfg, nil
 }
 
-// objects reads each case's object and old object; a case whose objects do not read gets the
-// error. all are every case's objects, for the Session.
-func (r *run) objects() (objects, olds [][]review.Input, all []review.Input) {
-	objects, olds = make([][]review.Input, len(r.cases)), make([][]review.Input, len(r.cases))
-	for i, c := range r.cases {
+// reportCases starts each case's report, with the error of a case whose objects do not read,
+// and returns the CustomResourceDefinitions among the objects.
+func (r *run) reportCases() cases {
+	var cs cases
+	for _, c := range r.cases {
 		cr := &CaseReport{Name: c.Name, Line: c.Line, Error: c.Err}
 		r.report.Cases = append(r.report.Cases, cr)
 		if c.Err != "" {
 			continue
 		}
-		var err error
-		if objects[i], err = review.Parse(c.ObjectSource, c.Object); err == nil && c.Old != nil {
-			olds[i], err = review.Parse(c.OldSource, c.Old)
-		}
+		objects, _, err := caseObjects(c)
 		if err != nil {
 			cr.Error = err.Error()
 			continue
 		}
-		all = append(all, objects[i]...)
+		cs.crds = append(cs.crds, slices.DeleteFunc(objects, func(in review.Input) bool { return !resources.IsCRD(in.Object.GroupVersionKind().GroupKind()) })...)
 	}
-	return objects, olds, all
+	return cs
+}
+
+// caseObjects reads a case's object and old object.
+func caseObjects(c *Case) (objects, olds []review.Input, err error) {
+	if objects, err = review.Parse(c.ObjectSource, c.Object); err == nil && c.Old != nil {
+		olds, err = review.Parse(c.OldSource, c.Old)
+	}
+	return objects, olds, err
 }
 
 // write is how a case writes its object, as kubectl would: its operation, user and namespace.
