@@ -75,14 +75,15 @@ func ParseAnchors(output []byte) (*Anchors, error) {
 		if _, err := strconv.Atoi(fields[1]); err != nil {
 			continue // a log line, not a result
 		}
-		if len(fields)%2 != 0 {
-			return nil, fmt.Errorf("line %d: metrics are not value-unit pairs: %q", line, sc.Text())
+		metrics, err := benchMetrics(fields, line)
+		if err != nil {
+			return nil, err
 		}
 		webhook, err := anchorsWebhookOf(fields[0], line)
 		if err != nil {
 			return nil, err
 		}
-		round, err := anchorsRoundOf(fields[2:], line)
+		round, err := anchorsRoundOf(metrics, line)
 		if err != nil {
 			return nil, err
 		}
@@ -119,44 +120,20 @@ func anchorsWebhookOf(benchmark string, line int) (string, error) {
 	return webhook, nil
 }
 
-// anchorsRoundOf reads one result line's metrics, value-unit pairs; units it does not know are
-// left.
-func anchorsRoundOf(metrics []string, line int) (AnchorsRound, error) {
-	var r AnchorsRound
-	seen := map[string]bool{}
-	for i := 0; i < len(metrics); i += 2 {
-		x, err := strconv.ParseFloat(metrics[i], 64)
-		if err != nil {
-			return r, fmt.Errorf("line %d: metric %s: %w", line, metrics[i+1], err)
-		}
-		seen[metrics[i+1]] = true
-		switch metrics[i+1] {
-		case "objects":
-			r.Objects = int(x)
-		case "apiserver-cpu-µs/object":
-			r.APIServer = x
-		case "apiserver-idle-cpu-µs/object":
-			r.APIServerIdle = x
-		case "etcd-cpu-µs/object":
-			r.Etcd = x
-		case "review-cpu-µs/object":
-			r.Review = x
-		case "review/apiserver":
-			r.ReviewVsAPIServer = x
-		case "kubectl-validate-cpu-µs/object":
-			r.KubectlValidate = x
-		case "kubectl-validate-generateName-refused":
-			r.GenerateNameRefused = int(x)
-		case "load1":
-			r.Load1 = x
-		}
-	}
+// anchorsRoundOf reads one result line's metrics; units it does not know are left.
+func anchorsRoundOf(metrics map[string]float64, line int) (AnchorsRound, error) {
 	for _, m := range anchorsRequired {
-		if !seen[m] {
-			return r, fmt.Errorf("line %d: no %s metric (want %s)", line, m, strings.Join(anchorsRequired, ", "))
+		if _, ok := metrics[m]; !ok {
+			return AnchorsRound{}, fmt.Errorf("line %d: no %s metric (want %s)", line, m, strings.Join(anchorsRequired, ", "))
 		}
 	}
-	return r, nil
+	return AnchorsRound{
+		Objects: int(metrics["objects"]), APIServer: metrics["apiserver-cpu-µs/object"],
+		APIServerIdle: metrics["apiserver-idle-cpu-µs/object"], Etcd: metrics["etcd-cpu-µs/object"],
+		Review: metrics["review-cpu-µs/object"], ReviewVsAPIServer: metrics["review/apiserver"],
+		KubectlValidate: metrics["kubectl-validate-cpu-µs/object"], GenerateNameRefused: int(metrics["kubectl-validate-generateName-refused"]),
+		Load1: metrics["load1"],
+	}, nil
 }
 
 // variant is the variant of webhook, or nil.
