@@ -6,7 +6,9 @@
 // against its result (with Options.Coverage, what the cases exercised of the webhooks and
 // policies: Report.Coverage), and with Options.Update rewrites a failing case's expectations
 // from its result, keeping the rest of the file as written. RunT runs a file's cases as Go
-// subtests, so that `go test ./...` holds a repository's test files.
+// subtests, so that `go test ./...` holds a repository's test files. Find and RunFiles run every
+// test file under directories and add up their reports as `admit test` does, with its guards
+// and its outputs (WriteText, WriteJUnit, WriteMarkdown).
 //
 // A file looks like this (paths are relative to the file):
 //
@@ -46,5 +48,8 @@
 //	coverage_html.go   WriteHTML: the configuration files with each unit's line marked
 //	update.go  Update, Encode, Files: expectations rewritten from results
 //	report.go  Report, CaseReport: what a run found
+//	files.go   Find, IsFileName: the test files under directories
+//	results.go Results, RunFiles: several files run and counted; a filter selecting no case
+//	text.go    WriteText, WriteJUnit: results for people and for CI systems
 //	gotest.go  RunT: a file's cases as Go subtests
 package testsuite

@@ -2,8 +2,10 @@ package testsuite_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"testing"
 
 	"github.com/admitkit/admit/testsuite"
@@ -43,4 +45,29 @@ func ExampleCoverage_WriteText() {
 	//   default-tier (of default-tier)      MutatingAdmissionPolicyBinding    1/1    "a Deployment within its tier's limit gets the default tier", "a Deployment over its tier's limit is refused"
 	//   replica-limit                       ValidatingAdmissionPolicy         2/2    "a Deployment within its tier's limit gets the default tier", "a Deployment over its tier's limit is refused", "an UPDATE that scales past the limit is refused too"
 	//   replica-limit (of replica-limit)    ValidatingAdmissionPolicyBinding  1/1    "a Deployment within its tier's limit gets the default tier", "a Deployment over its tier's limit is refused", "an UPDATE that scales past the limit is refused too"
+}
+
+// Every test file under a directory, run and reported as `admit test` reports them; a filter
+// that selects no case is an error, so that a pattern with a typo does not pass.
+func ExampleRunFiles() {
+	files, err := testsuite.Find("../examples/policies")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	results, err := testsuite.RunFiles(context.Background(), files, testsuite.Options{Filter: regexp.MustCompile("refused")})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(files)
+	fmt.Printf("%d passed, %d failed, %d could not run\n", results.Passed, results.Failed, results.Errors)
+
+	_, err = testsuite.RunFiles(context.Background(), files, testsuite.Options{Filter: regexp.MustCompile("no such case")})
+	var none *testsuite.NoCaseSelectedError
+	fmt.Println(errors.As(err, &none))
+	// Output:
+	// [../examples/policies/admit-test.yaml]
+	// 2 passed, 0 failed, 0 could not run
+	// true
 }

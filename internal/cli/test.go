@@ -5,18 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/admitkit/admit/internal/junit"
-	"github.com/admitkit/admit/internal/words"
 	"github.com/admitkit/admit/testsuite"
 )
 
@@ -89,16 +84,6 @@ case that cannot be built, a server that does not start).`,
 	return cmd
 }
 
-// testReport is the JSON and YAML output: each file's report, and the counts.
-type testReport struct {
-	Suites []*testsuite.Report `json:"suites"`
-	Passed int                 `json:"passed"`
-	Failed int                 `json:"failed"`
-	Errors int                 `json:"errors"`
-	// Coverage adds up the files' coverage, with --coverage.
-	Coverage *testsuite.Coverage `json:"coverage,omitempty"`
-}
-
 func (o *testOptions) runTests(ctx context.Context, streams Streams, args []string) error {
 	if err := checkOutput(o.output, outputJUnit, outputMarkdown); err != nil {
 		return err
@@ -114,26 +99,14 @@ func (o *testOptions) runTests(ctx context.Context, streams Streams, args []stri
 		return badInput(fmt.Errorf("--min-coverage %g: a percentage, from 0 to 100", o.minCoverage))
 	}
 	o.coverage = o.coverage || o.coverageHTML != "" || o.minCoverage > 0
-	files, err := findTestFiles(args)
+	files, err := testsuite.Find(args...)
 	if err != nil {
 		return badInput(err)
 	}
-	report := &testReport{}
-	selected := 0
 	opts := testsuite.Options{Filter: filter, Timeout: o.timeout, Update: o.update, Warnings: streams.Err, Coverage: o.coverage}
-	var coverages []*testsuite.Coverage
-	for _, file := range files {
-		s := testsuite.RunFile(ctx, file, opts)
-		report.Suites = append(report.Suites, s)
-		selected += len(s.Cases)
-		passed, failed, errs := s.Counts()
-		report.Passed, report.Failed, report.Errors = report.Passed+passed, report.Failed+failed, report.Errors+errs
-		coverages = append(coverages, s.Coverage)
-	}
-	report.Coverage = testsuite.MergeCoverage(coverages...)
-	if filter != nil && selected == 0 && report.Errors == 0 {
-		// "0 cases, 0 failed" would pass a CI job whose pattern has a typo.
-		return badInput(noCaseSelected(o.run, report))
+	report, err := testsuite.RunFiles(ctx, files, opts)
+	if err != nil {
+		return badInput(fmt.Errorf("--run %w", err))
 	}
 	if err := o.writeReport(streams.Out, report); err != nil {
 		return err
@@ -143,7 +116,7 @@ func (o *testOptions) runTests(ctx context.Context, streams Streams, args []stri
 		if err != nil {
 			return badInput(fmt.Errorf("--junit: %w", err))
 		}
-		err = junit.Write(f, junitSuites(report))
+		err = testsuite.WriteJUnit(f, report)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
@@ -177,152 +150,14 @@ func (o *testOptions) writeCoverageHTML(c *testsuite.Coverage) error {
 	return nil
 }
 
-// noCaseSelected says that --run selects nothing, and which cases there are.
-func noCaseSelected(pattern string, report *testReport) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "--run %q selects no case; the cases are:", pattern)
-	for _, s := range report.Suites {
-		quoted := make([]string, len(s.Names))
-		for i, n := range s.Names {
-			quoted[i] = strconv.Quote(n)
-		}
-		fmt.Fprintf(&b, "\n  %s: %s", s.File, strings.Join(quoted, ", "))
-	}
-	return errors.New(b.String())
-}
-
-// isTestFileName reports whether a file found in a directory is a test file.
-func isTestFileName(name string) bool {
-	for _, ext := range []string{".yaml", ".yml"} {
-		if name == "admit-test"+ext || strings.HasSuffix(name, ".admit-test"+ext) {
-			return true
-		}
-	}
-	return false
-}
-
-// findTestFiles expands directories into the test files under them, in lexical order; files
-// named on the command line are taken whatever their name.
-func findTestFiles(args []string) ([]string, error) {
-	var files []string
-	for _, arg := range args {
-		info, err := os.Stat(arg)
-		if err != nil {
-			return nil, err
-		}
-		if !info.IsDir() {
-			files = append(files, arg)
-			continue
-		}
-		found := 0
-		err = filepath.WalkDir(arg, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if !d.IsDir() && isTestFileName(d.Name()) {
-				files = append(files, path)
-				found++
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		if found == 0 {
-			return nil, fmt.Errorf("%s: no test files (admit-test.yaml or *.admit-test.yaml) in it or below", arg)
-		}
-	}
-	return files, nil
-}
-
-func (o *testOptions) writeReport(w io.Writer, report *testReport) error {
+func (o *testOptions) writeReport(w io.Writer, report *testsuite.Results) error {
 	switch o.output {
 	case outputJUnit:
-		return junit.Write(w, junitSuites(report))
+		return testsuite.WriteJUnit(w, report)
 	case outputMarkdown:
 		return testsuite.WriteMarkdown(w, report.Suites)
 	case outputJSON, outputYAML:
 		return writeStructured(w, o.output, report)
 	}
-	if err := writeTestText(w, report); err != nil {
-		return err
-	}
-	if report.Coverage == nil {
-		return nil
-	}
-	if _, err := io.WriteString(w, "\n"); err != nil {
-		return err
-	}
-	return report.Coverage.WriteText(w)
-}
-
-func writeTestText(w io.Writer, report *testReport) error {
-	var b strings.Builder
-	cases := 0
-	for _, s := range report.Suites {
-		title := s.File
-		if s.Name != "" && s.Name != s.File {
-			title += ": " + s.Name
-		}
-		fmt.Fprintln(&b, title)
-		if s.Error != "" {
-			fmt.Fprintf(&b, "  ERROR %s\n", indentLines(s.Error, "        "))
-		}
-		for _, c := range s.Cases {
-			cases++
-			switch {
-			case c.Error != "":
-				fmt.Fprintf(&b, "  ERROR %s\n        %s\n", c.Name, indentLines(c.Error, "        "))
-			case c.Updated:
-				fmt.Fprintf(&b, "  UPDATED %s (%s)\n", c.Name, readableDuration(c.Took))
-			case c.Passed:
-				fmt.Fprintf(&b, "  ok    %s (%s)\n", c.Name, readableDuration(c.Took))
-			default:
-				fmt.Fprintf(&b, "  FAIL  %s (%s)\n", c.Name, readableDuration(c.Took))
-				for _, f := range c.Failures {
-					fmt.Fprintf(&b, "        %s\n", f)
-				}
-			}
-		}
-		if s.Updated {
-			fmt.Fprintf(&b, "  expectations rewritten in %s\n", s.File)
-		}
-	}
-	fmt.Fprintf(&b, "%s in %s: %d passed, %d failed", words.Plural(cases, "case", "cases"), words.Plural(len(report.Suites), "file", "files"), report.Passed, report.Failed)
-	if report.Errors > 0 {
-		fmt.Fprintf(&b, ", %d could not run", report.Errors)
-	}
-	b.WriteString("\n")
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-func indentLines(s, indent string) string {
-	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+indent)
-}
-
-// readableDuration rounds a case's duration for the text output.
-func readableDuration(d time.Duration) string {
-	switch {
-	case d >= time.Second:
-		return d.Round(10 * time.Millisecond).String()
-	case d >= time.Millisecond:
-		return d.Round(100 * time.Microsecond).String()
-	}
-	return d.Round(time.Microsecond).String()
-}
-
-func junitSuites(report *testReport) []junit.Suite {
-	var out []junit.Suite
-	for _, s := range report.Suites {
-		js := junit.Suite{Name: s.Name}
-		if s.Error != "" {
-			js.Cases = append(js.Cases, junit.Case{Name: "(the test file)", Class: s.File, Error: s.Error})
-		}
-		for _, c := range s.Cases {
-			js.Cases = append(js.Cases, junit.Case{Name: c.Name, Class: s.File, Duration: c.Took, Failures: c.Failures, Error: c.Error})
-		}
-		out = append(out, js)
-	}
-	return out
+	return testsuite.WriteText(w, report)
 }

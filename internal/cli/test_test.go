@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/admitkit/admit/testsuite"
 )
 
 // runTestCommand runs `admit test` in-process and returns its exit code and output.
@@ -191,7 +193,7 @@ func TestAdmitTestRunFilterAndJSON(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
-	var report testReport
+	var report testsuite.Results
 	if err := json.Unmarshal([]byte(out), &report); err != nil {
 		t.Fatalf("-o json: %v\n%s", err, out)
 	}
@@ -255,7 +257,7 @@ func TestAdmitTestDocumentsAndOutcomes(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
-	var report testReport
+	var report testsuite.Results
 	if err := json.Unmarshal([]byte(out), &report); err != nil {
 		t.Fatal(err)
 	}
