@@ -66,7 +66,8 @@
 //	inventory_certs.go  the TLS material among them: Secrets' certificates, cert-manager
 //	                  Certificates and CA issuers
 //	surroundings.go   Surroundings: those objects read as the input loads, in one pass or two
-//	focus.go          which of them a second pass keeps: what the configurations can refer to
+//	needs.go          NeedsOf: where the objects the configurations can refer to are
+//	focus.go          which of them a second pass keeps, from the Needs and the role bindings
 //	policies.go       PolicyChecker, TypeWarning: admission policies and bindings as checks see them
 //	policy_params.go  how a policy's expressions use params
 //

@@ -87,6 +87,19 @@ func ExampleSurroundings() {
 	// B02 fail-closed-own-namespace webhooks[0].namespaceSelector
 }
 
+// What to read around a cluster's configurations: the namespaces of the Services the webhooks
+// call, where their servers run (package lint/cluster lists these).
+func ExampleNeedsOf() {
+	set, err := config.Parse("injector.yaml", []byte(injector))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(lint.NeedsOf(set).ServerNamespaces)
+	// Output:
+	// [injector-system]
+}
+
 func ExampleWriteText() {
 	set, err := config.Parse("injector.yaml", []byte(injector))
 	if err != nil {

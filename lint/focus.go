@@ -1,8 +1,6 @@
 package lint
 
 import (
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/admitkit/admit/config"
@@ -33,28 +31,16 @@ type focus struct {
 	bound []func(*workload) bool
 }
 
-// newFocus reads the focus from the configurations of set and the ClusterRoleBindings read so
-// far.
+// newFocus reads the focus from the configurations of set (NeedsOf) and the
+// ClusterRoleBindings read so far.
 func newFocus(set *config.Set, inv *inventory) *focus {
+	needs := NeedsOf(set)
 	f := &focus{namespaces: map[string]bool{}, paramKinds: map[schema.GroupKind]bool{}}
-	for _, c := range set.Mutating {
-		for _, w := range c.Config.Webhooks {
-			if svc := w.ClientConfig.Service; svc != nil {
-				f.namespaces[svc.Namespace] = true
-			}
-		}
+	for _, ns := range needs.ServerNamespaces {
+		f.namespaces[ns] = true
 	}
-	for _, c := range set.Validating {
-		for _, w := range c.Config.Webhooks {
-			if svc := w.ClientConfig.Service; svc != nil {
-				f.namespaces[svc.Namespace] = true
-			}
-		}
-	}
-	for _, obj := range set.Others {
-		if kind, ok := paramKindOf(obj.Object); ok {
-			f.paramKinds[kind] = true
-		}
+	for _, gvk := range needs.ParamKinds {
+		f.paramKinds[gvk.GroupKind()] = true
 	}
 	for _, b := range inv.clusterRoleBindings {
 		if b.RoleRef.Kind != "ClusterRole" {
@@ -67,18 +53,6 @@ func newFocus(set *config.Set, inv *inventory) *focus {
 		}
 	}
 	return f
-}
-
-// paramKindOf is the kind an admission policy takes its parameters from, read as check_params
-// reads it (paramGVK).
-func paramKindOf(u *unstructured.Unstructured) (schema.GroupKind, bool) {
-	if kind := u.GetKind(); !isPolicyKind(u) || (kind != validatingPolicyKind && kind != mutatingPolicyKind) {
-		return schema.GroupKind{}, false
-	}
-	apiVersion, _, _ := unstructured.NestedString(u.Object, "spec", "paramKind", "apiVersion")
-	kind, _, _ := unstructured.NestedString(u.Object, "spec", "paramKind", "kind")
-	gvk, ok := paramGVK(&admissionregistrationv1.ParamKind{APIVersion: apiVersion, Kind: kind})
-	return gvk.GroupKind(), ok
 }
 
 // inNamespaces says whether a record of an object in namespace is kept. A nil focus keeps

@@ -1,6 +1,7 @@
 // Package cluster reads, without changing anything, what admit lint needs from a live cluster:
-// the Mutating- and ValidatingWebhookConfigurations, every Namespace (for their labels), and in
-// the namespaces of the webhooks' Services those Services, the Deployments, StatefulSets and
+// the Mutating- and ValidatingWebhookConfigurations, every Namespace (for their labels), and,
+// where lint.NeedsOf says the configurations' surroundings are, in the namespaces of the
+// webhooks' Services those Services, the Deployments, StatefulSets and
 // DaemonSets serving them, their PodDisruptionBudgets and, when cert-manager is installed, its
 // Certificates; the admission policies and their bindings, and the objects of
 // their parameter kinds. Secrets are never read: lint must not need permission to read private keys, so

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/admitkit/admit/config"
+	"github.com/admitkit/admit/lint"
 	"github.com/admitkit/admit/resources"
 )
 
@@ -63,30 +62,35 @@ func Load(ctx context.Context, client kubernetes.Interface, opts Options) (*conf
 	for i := range namespaces.Items {
 		objects = append(objects, &namespaces.Items[i])
 	}
-	policies, paramKinds, err := listPolicies(ctx, client)
+	policies, err := listPolicies(ctx, client)
 	if err != nil {
 		return nil, err
 	}
 	objects = append(objects, policies...)
+	// What else to read is what lint relates the configurations to (lint.NeedsOf), as it reads
+	// the surroundings of files.
+	configurations, err := config.FromObjects(objects...)
+	if err != nil {
+		return nil, fmt.Errorf("reading the cluster's configurations: %w", err)
+	}
+	needs := lint.NeedsOf(configurations)
 	if opts.Dynamic != nil && opts.Resources != nil {
-		params, err := listParams(ctx, opts.Dynamic, opts.Resources, paramKinds)
+		params, err := listParams(ctx, opts.Dynamic, opts.Resources, needs.ParamKinds)
 		if err != nil {
 			return nil, err
 		}
 		objects = append(objects, params...)
 	}
-
-	backendNamespaces, certificateNamespaces := webhookNamespaces(mutating, validating)
-	for _, ns := range sortedKeys(backendNamespaces) {
+	for _, ns := range needs.ServerNamespaces {
 		listed, err := listServing(ctx, client, ns)
 		if err != nil {
 			return nil, err
 		}
 		objects = append(objects, listed...)
-		certificateNamespaces[ns] = true
 	}
 	if opts.Dynamic != nil {
-		listed, err := listCertificates(ctx, opts.Dynamic, sortedKeys(certificateNamespaces))
+		namespaces := slices.Compact(slices.Sorted(slices.Values(slices.Concat(needs.ServerNamespaces, needs.CertificateNamespaces))))
+		listed, err := listCertificates(ctx, opts.Dynamic, namespaces)
 		if err != nil {
 			return nil, err
 		}
@@ -139,34 +143,9 @@ func setSource(set *config.Set, source config.Source) {
 	}
 }
 
-// webhookNamespaces returns the namespaces of the webhooks' Services, where their servers run,
-// and those of the Certificates cert-manager annotations inject the configurations' CA from.
-func webhookNamespaces(mutating *admissionregistrationv1.MutatingWebhookConfigurationList, validating *admissionregistrationv1.ValidatingWebhookConfigurationList) (backends, certificates map[string]bool) {
-	backends = map[string]bool{}
-	certificates = map[string]bool{}
-	for _, c := range mutating.Items {
-		for _, w := range c.Webhooks {
-			if w.ClientConfig.Service != nil {
-				backends[w.ClientConfig.Service.Namespace] = true
-			}
-		}
-		addInjectionNamespace(certificates, c.Annotations)
-	}
-	for _, c := range validating.Items {
-		for _, w := range c.Webhooks {
-			if w.ClientConfig.Service != nil {
-				backends[w.ClientConfig.Service.Namespace] = true
-			}
-		}
-		addInjectionNamespace(certificates, c.Annotations)
-	}
-	return backends, certificates
-}
-
-// listPolicies lists the admission policies and their bindings, and the kinds of the policies
-// parameters. A cluster that does not serve a kind of them (MutatingAdmissionPolicy off, an
+// listPolicies lists the admission policies and their bindings. A cluster that does not serve a kind of them (MutatingAdmissionPolicy off, an
 // older version) is read without it.
-func listPolicies(ctx context.Context, client kubernetes.Interface) ([]runtime.Object, []schema.GroupVersionKind, error) {
+func listPolicies(ctx context.Context, client kubernetes.Interface) ([]runtime.Object, error) {
 	api := client.AdmissionregistrationV1()
 	lists := []struct {
 		what string
@@ -192,36 +171,16 @@ func listPolicies(ctx context.Context, client kubernetes.Interface) ([]runtime.O
 			continue
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("listing %s: %w", l.what, err)
+			return nil, fmt.Errorf("listing %s: %w", l.what, err)
 		}
 		items, err := meta.ExtractList(list)
 		if err != nil {
-			return nil, nil, fmt.Errorf("listing %s: %w", l.what, err)
+			return nil, fmt.Errorf("listing %s: %w", l.what, err)
 		}
 		objects = append(objects, items...)
 	}
 
-	var paramKinds []schema.GroupVersionKind
-	for _, obj := range objects {
-		var kind *admissionregistrationv1.ParamKind
-		switch p := obj.(type) {
-		case *admissionregistrationv1.ValidatingAdmissionPolicy:
-			kind = p.Spec.ParamKind
-		case *admissionregistrationv1.MutatingAdmissionPolicy:
-			kind = p.Spec.ParamKind
-		}
-		if kind == nil {
-			continue
-		}
-		gv, err := schema.ParseGroupVersion(kind.APIVersion)
-		if err != nil {
-			continue // the apiserver's validation refuses it; nothing to read
-		}
-		if gvk := gv.WithKind(kind.Kind); !slices.Contains(paramKinds, gvk) {
-			paramKinds = append(paramKinds, gvk)
-		}
-	}
-	return objects, paramKinds, nil
+	return objects, nil
 }
 
 // listParams lists the objects of the policies' parameter kinds, in every namespace. Kinds the
@@ -295,23 +254,4 @@ func listServing(ctx context.Context, client kubernetes.Interface, ns string) ([
 		objects = append(objects, &budgets.Items[i])
 	}
 	return objects, nil
-}
-
-// addInjectionNamespace records the namespace of the Certificate a cert-manager inject-ca-from
-// annotation names.
-func addInjectionNamespace(namespaces map[string]bool, annotations map[string]string) {
-	if ref, ok := annotations["cert-manager.io/inject-ca-from"]; ok {
-		if ns, _, ok := strings.Cut(ref, "/"); ok && ns != "" {
-			namespaces[ns] = true
-		}
-	}
-}
-
-func sortedKeys(m map[string]bool) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -1,0 +1,80 @@
+package lint
+
+import (
+	"slices"
+	"strings"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/admitkit/admit/config"
+)
+
+// Needs say where the objects around a Set's configurations that the rules relate to them are:
+// what a reader that cannot read everything (a cluster, listed through its API; the second
+// reading of a large input, Surroundings.Around) reads. Namespaces, ClusterRoles,
+// ClusterRoleBindings, CRDs and cert-manager's Certificates and issuers are read wherever they
+// are.
+type Needs struct {
+	// ServerNamespaces are the namespaces of the Services the webhooks call, sorted: their
+	// servers' Services, workloads, pods, disruption budgets, autoscalers and TLS Secrets.
+	ServerNamespaces []string
+	// CertificateNamespaces are the namespaces of the cert-manager Certificates the
+	// configurations' cert-manager.io/inject-ca-from annotations name, sorted.
+	CertificateNamespaces []string
+	// ParamKinds are the kinds the admission policies take parameters of, in the policies' order.
+	ParamKinds []schema.GroupVersionKind
+}
+
+// NeedsOf reads the Needs of set's configurations and admission policies.
+func NeedsOf(set *config.Set) Needs {
+	var n Needs
+	addConfig := func(annotations map[string]string, services []string) {
+		for _, ns := range services {
+			if !slices.Contains(n.ServerNamespaces, ns) {
+				n.ServerNamespaces = append(n.ServerNamespaces, ns)
+			}
+		}
+		if ns, _, ok := strings.Cut(annotations["cert-manager.io/inject-ca-from"], "/"); ok && ns != "" && !slices.Contains(n.CertificateNamespaces, ns) {
+			n.CertificateNamespaces = append(n.CertificateNamespaces, ns)
+		}
+	}
+	for _, c := range set.Mutating {
+		var services []string
+		for _, w := range c.Config.Webhooks {
+			if svc := w.ClientConfig.Service; svc != nil {
+				services = append(services, svc.Namespace)
+			}
+		}
+		addConfig(c.Config.Annotations, services)
+	}
+	for _, c := range set.Validating {
+		var services []string
+		for _, w := range c.Config.Webhooks {
+			if svc := w.ClientConfig.Service; svc != nil {
+				services = append(services, svc.Namespace)
+			}
+		}
+		addConfig(c.Config.Annotations, services)
+	}
+	slices.Sort(n.ServerNamespaces)
+	slices.Sort(n.CertificateNamespaces)
+	for _, obj := range set.Others {
+		if gvk, ok := paramKindOf(obj.Object); ok && !slices.Contains(n.ParamKinds, gvk) {
+			n.ParamKinds = append(n.ParamKinds, gvk)
+		}
+	}
+	return n
+}
+
+// paramKindOf is the kind an admission policy takes its parameters from, read as check_params
+// reads it (paramGVK).
+func paramKindOf(u *unstructured.Unstructured) (schema.GroupVersionKind, bool) {
+	if kind := u.GetKind(); !isPolicyKind(u) || (kind != validatingPolicyKind && kind != mutatingPolicyKind) {
+		return schema.GroupVersionKind{}, false
+	}
+	apiVersion, _, _ := unstructured.NestedString(u.Object, "spec", "paramKind", "apiVersion")
+	kind, _, _ := unstructured.NestedString(u.Object, "spec", "paramKind", "kind")
+	return paramGVK(&admissionregistrationv1.ParamKind{APIVersion: apiVersion, Kind: kind})
+}
