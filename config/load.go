@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/admitkit/admit/internal/words"
 	"github.com/admitkit/admit/manifest"
 )
 
@@ -65,21 +66,24 @@ func Load(opts Options, paths ...string) (*Set, error) {
 	}
 	set := &Set{}
 	var errs []error
-	failedFiles := map[string]bool{}
+	// read counts each file's objects, so that a second reading (Around) can tell the file
+	// changed in between; a file that did not read is -1.
+	read := map[string]int{}
 	check := in.KustomizeCheck()
 	for _, input := range in.List {
-		read, failed := 0, false
+		objects, failed := 0, false
 		for _, f := range input.Files {
 			loaded, n, err := loadFile(in, f, check, opts.Others)
 			if err != nil {
 				errs, failed = append(errs, err), true
-				failedFiles[f.Path] = true
+				read[f.Path] = -1
 				continue
 			}
-			read += n
+			read[f.Path] = n
+			objects += n
 			set.Append(loaded)
 		}
-		if read == 0 && !failed {
+		if objects == 0 && !failed {
 			errs = append(errs, input.Empty(in.Options.StdinName))
 		}
 		check.Input(input)
@@ -91,7 +95,7 @@ func Load(opts Options, paths ...string) (*Set, error) {
 	}
 	err = errors.Join(errs...)
 	if opts.Around != nil && (err == nil || opts.KeepGoing) {
-		if err := readAgain(in, failedFiles, opts.Around(set)); err != nil {
+		if err := readAgain(in, read, opts.Around(set)); err != nil {
 			return nil, err
 		}
 	}
@@ -124,25 +128,31 @@ func loadFile(in *manifest.Inputs, f manifest.File, check *manifest.KustomizeChe
 }
 
 // readAgain reads the inputs a second time (Options.Around), giving each the objects that are
-// not webhook configurations, as Options.Others saw them the first time. The problems of the
-// files in failed were reported by the first reading; another file's are errors.
-func readAgain(in *manifest.Inputs, failed map[string]bool, each func(Object)) error {
+// not webhook configurations, as Options.Others saw them the first time. read counts the objects
+// of each file the first time, -1 for one that did not read: its problems were reported then. A
+// file that reads otherwise the second time changed in between, which is an error.
+func readAgain(in *manifest.Inputs, read map[string]int, each func(Object)) error {
 	for _, input := range in.List {
 		for _, f := range input.Files {
-			if err := readOthers(in, f, each); err != nil && !failed[f.Path] {
+			n, err := readOthers(in, f, each)
+			switch {
+			case read[f.Path] < 0:
+			case err != nil:
 				return fmt.Errorf("reading %s a second time: %w", f.Name, err)
+			case n != read[f.Path]:
+				return fmt.Errorf("%s changed while it was read: %s at first, %d when read again", f.Name, words.Plural(read[f.Path], "object", "objects"), n)
 			}
 		}
 	}
 	return nil
 }
 
-// readOthers gives each the objects of f that are not webhook configurations, and returns the
-// problems of f.
-func readOthers(in *manifest.Inputs, f manifest.File, each func(Object)) error {
+// readOthers gives each the objects of f that are not webhook configurations, and returns how
+// many objects f holds and its problems.
+func readOthers(in *manifest.Inputs, f manifest.File, each func(Object)) (n int, err error) {
 	rc, err := in.Open(f)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer rc.Close()
 	r := manifest.NewReader(f.Name, rc)
@@ -150,12 +160,13 @@ func readOthers(in *manifest.Inputs, f manifest.File, each func(Object)) error {
 	for {
 		obj, err := r.Next()
 		if err == io.EOF {
-			return errors.Join(errs...)
+			return n, errors.Join(errs...)
 		}
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
+		n++
 		gvk := obj.Object.GroupVersionKind()
 		if gk := gvk.GroupKind(); gk != mutatingKind && gk != validatingKind && checkPolicyVersion(gvk.GroupVersion(), gvk.Kind) == nil {
 			each(Object{Source: obj.Source, Object: obj.Object})

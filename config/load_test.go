@@ -153,3 +153,21 @@ metadata: {name: server, namespace: ns}
 		t.Errorf("the second reading saw otherwise than the first (-first +second):\n%s", diff)
 	}
 }
+
+// TestLoadAroundFileChanged: a file that holds other objects when read the second time changed
+// in between, which Load says rather than read two different inputs as one.
+func TestLoadAroundFileChanged(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "objects.yaml")
+	if err := os.WriteFile(path, []byte("apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(Options{Around: func(*Set) func(Object) {
+		if err := os.WriteFile(path, []byte("apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: b}\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return func(Object) {}
+	}}, path)
+	if want := path + " changed while it was read: 1 object at first, 2 when read again"; errString(err) != want {
+		t.Errorf("error %q, want %q", errString(err), want)
+	}
+}
