@@ -30,33 +30,21 @@ type Needs struct {
 // NeedsOf reads the Needs of set's configurations and admission policies.
 func NeedsOf(set *config.Set) Needs {
 	var n Needs
-	addConfig := func(annotations map[string]string, services []string) {
-		for _, ns := range services {
-			if !slices.Contains(n.ServerNamespaces, ns) {
-				n.ServerNamespaces = append(n.ServerNamespaces, ns)
+	add := func(annotations map[string]string, clients []admissionregistrationv1.WebhookClientConfig) {
+		for _, c := range clients {
+			if c.Service != nil && !slices.Contains(n.ServerNamespaces, c.Service.Namespace) {
+				n.ServerNamespaces = append(n.ServerNamespaces, c.Service.Namespace)
 			}
 		}
 		if ns, _, ok := strings.Cut(annotations["cert-manager.io/inject-ca-from"], "/"); ok && ns != "" && !slices.Contains(n.CertificateNamespaces, ns) {
 			n.CertificateNamespaces = append(n.CertificateNamespaces, ns)
 		}
 	}
-	for _, c := range set.Mutating {
-		var services []string
-		for _, w := range c.Config.Webhooks {
-			if svc := w.ClientConfig.Service; svc != nil {
-				services = append(services, svc.Namespace)
-			}
-		}
-		addConfig(c.Config.Annotations, services)
+	for _, c := range set.MutatingConfigs() {
+		add(c.Annotations, clientConfigs(c.Webhooks, func(w admissionregistrationv1.MutatingWebhook) admissionregistrationv1.WebhookClientConfig { return w.ClientConfig }))
 	}
-	for _, c := range set.Validating {
-		var services []string
-		for _, w := range c.Config.Webhooks {
-			if svc := w.ClientConfig.Service; svc != nil {
-				services = append(services, svc.Namespace)
-			}
-		}
-		addConfig(c.Config.Annotations, services)
+	for _, c := range set.ValidatingConfigs() {
+		add(c.Annotations, clientConfigs(c.Webhooks, func(w admissionregistrationv1.ValidatingWebhook) admissionregistrationv1.WebhookClientConfig { return w.ClientConfig }))
 	}
 	slices.Sort(n.ServerNamespaces)
 	slices.Sort(n.CertificateNamespaces)
@@ -77,4 +65,13 @@ func paramKindOf(u *unstructured.Unstructured) (schema.GroupVersionKind, bool) {
 	apiVersion, _, _ := unstructured.NestedString(u.Object, "spec", "paramKind", "apiVersion")
 	kind, _, _ := unstructured.NestedString(u.Object, "spec", "paramKind", "kind")
 	return paramGVK(&admissionregistrationv1.ParamKind{APIVersion: apiVersion, Kind: kind})
+}
+
+// clientConfigs are the client configurations of webhooks of either kind.
+func clientConfigs[W any](webhooks []W, of func(W) admissionregistrationv1.WebhookClientConfig) []admissionregistrationv1.WebhookClientConfig {
+	out := make([]admissionregistrationv1.WebhookClientConfig, len(webhooks))
+	for i, w := range webhooks {
+		out[i] = of(w)
+	}
+	return out
 }

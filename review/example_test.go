@@ -16,6 +16,22 @@ import (
 	"github.com/admitkit/admit/webhook"
 )
 
+// ownedPolicy is an admission policy: ConfigMaps in team namespaces need an owner label.
+const ownedPolicy = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: owned}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}]
+    namespaceSelector: {matchLabels: {tier: team}}
+  validations: [{expression: "has(object.metadata.labels) && 'owner' in object.metadata.labels", message: "a ConfigMap needs an owner"}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: owned}
+spec: {policyName: owned, validationActions: [Deny]}
+`
+
 // A kustomize build — a namespace, a pod, two ConfigMaps — reviewed through kube-apiserver's
 // admission with an admission policy and the quickstart's webhooks, served in process.
 func Example() {
@@ -41,20 +57,7 @@ func Example() {
 		return
 	}
 	// An admission policy: ConfigMaps in team namespaces need an owner label.
-	policies, err := review.Parse("policies.yaml", []byte(`apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata: {name: owned}
-spec:
-  matchConstraints:
-    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}]
-    namespaceSelector: {matchLabels: {tier: team}}
-  validations: [{expression: "has(object.metadata.labels) && 'owner' in object.metadata.labels", message: "a ConfigMap needs an owner"}]
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata: {name: owned}
-spec: {policyName: owned, validationActions: [Deny]}
-`))
+	policies, err := review.Parse("policies.yaml", []byte(ownedPolicy))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -218,20 +221,7 @@ func serveQuickstart() (_ *config.Set, stop func(), _ error) {
 // keeps what the others' admission reads of it (here the Namespace's label, which the policy's
 // namespaceSelector reads), and the Batches it opens admit the outcomes built again.
 func ExampleSession_Plan() {
-	policies, err := review.Parse("policies.yaml", []byte(`apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata: {name: owned}
-spec:
-  matchConstraints:
-    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}]
-    namespaceSelector: {matchLabels: {tier: team}}
-  validations: [{expression: "has(object.metadata.labels) && 'owner' in object.metadata.labels", message: "a ConfigMap needs an owner"}]
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata: {name: owned}
-spec: {policyName: owned, validationActions: [Deny]}
-`))
+	policies, err := review.Parse("policies.yaml", []byte(ownedPolicy))
 	if err != nil {
 		fmt.Println(err)
 		return
