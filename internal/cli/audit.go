@@ -132,6 +132,7 @@ func (o *auditOptions) addFlags(cmd *cobra.Command) {
 	f.StringArrayVar(&s.crds, "crds", nil, "CustomResourceDefinitions of custom kinds (repeatable); those in the dump and the cluster count too")
 	f.StringVar(&o.operation, "operation", "UPDATE", "how a dump's or a cluster's object is written next: UPDATE (an update that changes nothing) or CREATE (as if re-created)")
 	f.StringVar(&o.dryRun, "dry-run", "server", `"server" sends dry-run requests (webhooks see dryRun: true), "none" requests of real writes`)
+	f.Lookup("dry-run").NoOptDefVal = "server"
 	f.StringVar(&o.user, "as", "admit-audit", "username of the writes of a dump or a cluster (an audit log's have their own)")
 	f.StringArrayVar(&o.groups, "as-group", []string{"system:authenticated"}, "groups of that user (repeatable)")
 	f.StringVar(&o.validate, "validate", "strict", `field validation of a dump's or a cluster's writes: "strict", "warn" or "ignore"`)
@@ -178,10 +179,8 @@ func (o *auditOptions) check(cmd *cobra.Command) error {
 	default:
 		return fmt.Errorf("--operation %q: admit audit writes an object as an UPDATE or a CREATE", o.operation)
 	}
-	switch o.dryRun {
-	case "server", "none":
-	default:
-		return fmt.Errorf(`--dry-run %q: must be "server" or "none"`, o.dryRun)
+	if _, err := parseDryRun(o.dryRun); err != nil {
+		return err
 	}
 	if _, err := fieldValidationOf(o.validate); err != nil {
 		return err

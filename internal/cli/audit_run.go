@@ -182,9 +182,10 @@ func (o *auditOptions) shardOf(streams Streams) (audit.Shard, error) {
 
 // write is how a dump's or a cluster's objects are written.
 func (o *auditOptions) write() review.Write {
+	dryRun, _ := parseDryRun(o.dryRun)             // checked
 	validation, _ := fieldValidationOf(o.validate) // checked
 	return review.Write{
-		Operation: admissionv1.Operation(strings.ToUpper(o.operation)), DryRun: o.dryRun == "server", FieldValidation: validation,
+		Operation: admissionv1.Operation(strings.ToUpper(o.operation)), DryRun: dryRun, FieldValidation: validation,
 		User: authenticationv1.UserInfo{Username: o.user, Groups: o.groups}, FieldManager: o.session.fieldManager,
 	}
 }

@@ -262,6 +262,9 @@ func TestAuditBadInput(t *testing.T) {
 		{"a dump that is not one", []string{"-f", f.proposal + "x", "--webhooks", f.proposal}, "no such file"},
 		{"a log that is not one", []string{"--audit-log", f.dump, "--webhooks", f.proposal}, f.dump + ":1: not an audit event"},
 		{"an unknown output", []string{"-f", f.dump, "--webhooks", f.proposal, "-o", "html"}, `unknown output format "html": use text, json, yaml, markdown, policyreport or openreports`},
+		// --dry-run reads as admit review's, as kubectl's.
+		{"a client dry run", []string{"-f", f.dump, "--webhooks", f.proposal, "--dry-run=client"}, "--dry-run=client: a client-side dry run sends nothing to the apiserver, so no admission runs"},
+		{"an unknown dry run", []string{"-f", f.dump, "--webhooks", f.proposal, "--dry-run=all"}, `--dry-run "all": must be "none", "server" or "client"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -350,16 +353,17 @@ func TestAuditNamespace(t *testing.T) {
 // Flag values complete in the shell.
 func TestAuditCompletion(t *testing.T) {
 	tests := []struct {
-		flag string
+		flag []string
 		want []string
 	}{
-		{"--operation", []string{"UPDATE", "CREATE"}},
-		{"--dry-run", []string{"server", "none"}},
-		{"-o", []string{"text", "json", "yaml", "markdown", "policyreport", "openreports"}},
+		{[]string{"--operation", ""}, []string{"UPDATE", "CREATE"}},
+		// --dry-run alone means server, as kubectl's: its values complete after "=".
+		{[]string{"--dry-run="}, []string{"server", "none"}},
+		{[]string{"-o", ""}, []string{"text", "json", "yaml", "markdown", "policyreport", "openreports"}},
 	}
 	for _, tt := range tests {
 		var out bytes.Buffer
-		Run(context.Background(), []string{"__complete", "audit", tt.flag, ""}, Streams{In: strings.NewReader(""), Out: &out, Err: &bytes.Buffer{}})
+		Run(context.Background(), append([]string{"__complete", "audit"}, tt.flag...), Streams{In: strings.NewReader(""), Out: &out, Err: &bytes.Buffer{}})
 		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 		if diff := cmp.Diff(tt.want, lines[:len(lines)-1]); diff != "" {
 			t.Errorf("completions of %s (-want +got):\n%s", tt.flag, diff)
