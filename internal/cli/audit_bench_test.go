@@ -4,19 +4,15 @@ import (
 	"bufio"
 	"context"
 	"encoding/base64"
-	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	admissionv1 "k8s.io/api/admission/v1"
+	"github.com/admitkit/admit/internal/benchinput"
 )
 
 // clusterDump writes n objects as `kubectl get -A -o yaml` prints a cluster's: one List whose
@@ -62,65 +58,14 @@ func clusterDump(w io.Writer, n int) {
 	b.WriteString("kind: List\nmetadata:\n  resourceVersion: \"\"\n")
 }
 
-// warningWebhook serves a webhook that allows every request with a warning, over TLS with HTTP/2
-// as kube-apiserver calls webhooks, and keeps nothing of the calls (webhooktest records each
-// request, which a benchmark of 100,000 objects would measure). It returns its URL and CA.
-func warningWebhook(tb testing.TB, warning string) (url string, caBundle []byte) {
-	tb.Helper()
-	server := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var review admissionv1.AdmissionReview
-		if err := json.NewDecoder(r.Body).Decode(&review); err != nil || review.Request == nil {
-			http.Error(w, "not an AdmissionReview", http.StatusBadRequest)
-			return
-		}
-		review.Response = &admissionv1.AdmissionResponse{UID: review.Request.UID, Allowed: true, Warnings: []string{warning}}
-		review.Request = nil
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(review)
-	}))
-	server.EnableHTTP2 = true
-	server.StartTLS()
-	tb.Cleanup(server.Close)
-	return server.URL, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: server.Certificate().Raw})
-}
-
-// auditProposal writes the proposal the benchmark audits with: a ValidatingAdmissionPolicy that
-// caps Deployments at five replicas, and a validating webhook on Pods that allows every call with
-// a warning, and returns its path.
+// auditProposal writes the proposal the benchmark audits with (benchinput.WriteAuditProposal),
+// its webhook served until the benchmark ends, and returns its path.
 func auditProposal(tb testing.TB, dir string) string {
 	tb.Helper()
-	url, caBundle := warningWebhook(tb, "pods will need a team label")
-	proposal := `apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata: {name: replica-cap}
-spec:
-  failurePolicy: Fail
-  matchConstraints:
-    resourceRules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}]
-  validations:
-  - expression: "object.spec.replicas <= 5"
-    message: "at most 5 replicas"
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata: {name: replica-cap}
-spec: {policyName: replica-cap, validationActions: [Deny]}
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingWebhookConfiguration
-metadata: {name: pod-labels}
-webhooks:
-- name: pod-labels.example.com
-  clientConfig:
-    url: "` + url + `/validate"
-    caBundle: ` + b64(caBundle) + `
-  rules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [pods]}]
-  failurePolicy: Fail
-  sideEffects: None
-  admissionReviewVersions: [v1]
-`
-	path := filepath.Join(dir, "proposal.yaml")
-	if err := os.WriteFile(path, []byte(proposal), 0o600); err != nil {
+	url, caBundle, stop := benchinput.WarningWebhook("pods will need a team label")
+	tb.Cleanup(stop)
+	path, err := benchinput.WriteAuditProposal(dir, url, caBundle)
+	if err != nil {
 		tb.Fatal(err)
 	}
 	return path

@@ -26,5 +26,4 @@
 // them): a million writes are about 5 GB.
 //
 //	main.go     the flags, the sizes, the runs and their checks
-//	webhook.go  the proposal and its webhook
 package main

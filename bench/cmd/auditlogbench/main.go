@@ -22,6 +22,7 @@ import (
 
 	"github.com/admitkit/admit/bench/auditlog"
 	"github.com/admitkit/admit/bench/usage"
+	"github.com/admitkit/admit/internal/benchinput"
 )
 
 func main() {
@@ -87,9 +88,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	logger := log.New(stderr, "auditlogbench: ", log.Ltime)
 	m := usage.DescribeMachine()
 	fmt.Fprintf(results, "goos: %s\ngoarch: %s\ncpu: %s\n", m.OS, m.Arch, m.CPUModel)
-	url, caBundle, stop := startWebhook("pods will need a team label")
+	url, caBundle, stop := benchinput.WarningWebhook("pods will need a team label")
 	defer stop()
-	proposal, err := writeProposal(o.dir, url, caBundle)
+	proposal, err := benchinput.WriteAuditProposal(o.dir, url, caBundle)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package main
+package benchinput
 
 import (
 	"encoding/base64"
@@ -12,10 +12,11 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 )
 
-// startWebhook serves a validating webhook that allows every request with a warning, over TLS
-// with HTTP/2 as kube-apiserver calls webhooks, and keeps nothing of the calls. It returns its
-// URL and CA, and how to stop it.
-func startWebhook(warning string) (url string, caBundle []byte, stop func()) {
+// WarningWebhook serves a validating webhook that allows every request with warning, over TLS
+// with HTTP/2 as kube-apiserver calls webhooks, and keeps nothing of the calls (a recording
+// server would measure its records at a hundred thousand objects). It returns its URL and CA,
+// and how to stop it.
+func WarningWebhook(warning string) (url string, caBundle []byte, stop func()) {
 	server := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var review admissionv1.AdmissionReview
 		if err := json.NewDecoder(r.Body).Decode(&review); err != nil || review.Request == nil {
@@ -32,11 +33,10 @@ func startWebhook(warning string) (url string, caBundle []byte, stop func()) {
 	return server.URL, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: server.Certificate().Raw}), server.Close
 }
 
-// writeProposal writes the proposal audited in dir and returns its path: a
-// ValidatingAdmissionPolicy that caps Deployments at five replicas (the log's apps of eight
-// replicas are newly denied when they are written), and a validating webhook on Pods' creates
-// and updates at url (every Pod created or labelled newly warned).
-func writeProposal(dir, url string, caBundle []byte) (string, error) {
+// WriteAuditProposal writes the proposal the audit benchmarks audit with in dir and returns its
+// path: a ValidatingAdmissionPolicy that caps Deployments at five replicas, and a validating
+// webhook on Pods' creates and updates at url (WarningWebhook's), which warns of every one.
+func WriteAuditProposal(dir, url string, caBundle []byte) (string, error) {
 	proposal := `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
 metadata: {name: replica-cap}
