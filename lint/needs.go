@@ -41,10 +41,18 @@ func NeedsOf(set *config.Set) Needs {
 		}
 	}
 	for _, c := range set.MutatingConfigs() {
-		add(c.Annotations, clientConfigs(c.Webhooks, func(w admissionregistrationv1.MutatingWebhook) admissionregistrationv1.WebhookClientConfig { return w.ClientConfig }))
+		var clients []admissionregistrationv1.WebhookClientConfig
+		for _, w := range c.Webhooks {
+			clients = append(clients, w.ClientConfig)
+		}
+		add(c.Annotations, clients)
 	}
 	for _, c := range set.ValidatingConfigs() {
-		add(c.Annotations, clientConfigs(c.Webhooks, func(w admissionregistrationv1.ValidatingWebhook) admissionregistrationv1.WebhookClientConfig { return w.ClientConfig }))
+		var clients []admissionregistrationv1.WebhookClientConfig
+		for _, w := range c.Webhooks {
+			clients = append(clients, w.ClientConfig)
+		}
+		add(c.Annotations, clients)
 	}
 	slices.Sort(n.ServerNamespaces)
 	slices.Sort(n.CertificateNamespaces)
@@ -65,13 +73,4 @@ func paramKindOf(u *unstructured.Unstructured) (schema.GroupVersionKind, bool) {
 	apiVersion, _, _ := unstructured.NestedString(u.Object, "spec", "paramKind", "apiVersion")
 	kind, _, _ := unstructured.NestedString(u.Object, "spec", "paramKind", "kind")
 	return paramGVK(&admissionregistrationv1.ParamKind{APIVersion: apiVersion, Kind: kind})
-}
-
-// clientConfigs are the client configurations of webhooks of either kind.
-func clientConfigs[W any](webhooks []W, of func(W) admissionregistrationv1.WebhookClientConfig) []admissionregistrationv1.WebhookClientConfig {
-	out := make([]admissionregistrationv1.WebhookClientConfig, len(webhooks))
-	for i, w := range webhooks {
-		out[i] = of(w)
-	}
-	return out
 }
