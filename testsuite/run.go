@@ -212,6 +212,11 @@ func (r *run) request(session *review.Session, c *Case) (*review.Outcome, error)
 	if err == nil && outcomes[0].Err != nil {
 		err = outcomes[0].Err
 	}
+	if err == nil && outcomes[0].Request == nil {
+		// Not reviewed, and no error: what a Session skips (Config.SkipMissingCRDs), which a
+		// case's expectations cannot be checked against.
+		err = fmt.Errorf("%s: not reviewed: %s", c.ObjectSource, outcomes[0].Skipped)
+	}
 	if err != nil {
 		return nil, err
 	}
