@@ -41,6 +41,20 @@ func ServedFormats(disc discovery.DiscoveryInterface) ([]policyreport.Format, er
 	return out, nil
 }
 
+// FormatsToApply are the Policy Report formats to apply to the cluster: every format it serves
+// when want is empty, otherwise want, which it must serve (an error says to install its CRDs).
+// None served, with want empty, is no error: there is nothing to apply to.
+func FormatsToApply(disc discovery.DiscoveryInterface, want policyreport.Format) ([]policyreport.Format, error) {
+	served, err := ServedFormats(disc)
+	if err != nil || want == "" {
+		return served, err
+	}
+	if !slices.Contains(served, want) {
+		return nil, fmt.Errorf("the cluster does not serve %s: install its CRDs, or give auto to apply the formats it serves", want)
+	}
+	return []policyreport.Format{want}, nil
+}
+
 // ApplyPolicyReports applies the report's Policy Reports of format (audit.Report.PolicyReports)
 // to the cluster by server-side apply, as field manager "admit", taking over fields another
 // manager set: each replaces the report of its name and namespace an earlier audit applied. It

@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -351,5 +352,28 @@ func TestServedFormats(t *testing.T) {
 				t.Errorf("formats (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// FormatsToApply: every served format when none is asked for; the one asked for only if served.
+func TestFormatsToApply(t *testing.T) {
+	disc := fake.NewClientset().Discovery().(*fakediscovery.FakeDiscovery)
+	disc.Resources = []*metav1.APIResourceList{{GroupVersion: "openreports.io/v1alpha1", APIResources: []metav1.APIResource{{Name: "reports"}, {Name: "clusterreports"}}}}
+	for _, tt := range []struct {
+		want    policyreport.Format
+		got     []policyreport.Format
+		wantErr string
+	}{
+		{"", []policyreport.Format{policyreport.OpenReports}, ""},
+		{policyreport.OpenReports, []policyreport.Format{policyreport.OpenReports}, ""},
+		{policyreport.WGPolicy, nil, "the cluster does not serve wgpolicyk8s.io/v1alpha2: install its CRDs, or give auto to apply the formats it serves"},
+	} {
+		got, err := FormatsToApply(disc, tt.want)
+		if errText := fmt.Sprint(err); tt.wantErr != "" && errText != tt.wantErr || tt.wantErr == "" && err != nil {
+			t.Errorf("FormatsToApply(%q) error %v, want %q", tt.want, err, tt.wantErr)
+		}
+		if diff := cmp.Diff(tt.got, got); diff != "" {
+			t.Errorf("FormatsToApply(%q) (-want +got):\n%s", tt.want, diff)
+		}
 	}
 }

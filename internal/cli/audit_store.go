@@ -344,22 +344,11 @@ func (f *mergeStoreFlags) keep(ctx context.Context, conn *connection, streams St
 	return nil
 }
 
-// formats are the formats --apply-policy-reports asks for: those the cluster serves for auto;
-// the one named, which must be served, otherwise.
+// formats are the formats --apply-policy-reports asks for (reportstore.FormatsToApply).
 func (f *mergeStoreFlags) formats(conn *connection) ([]policyreport.Format, error) {
 	disc, err := discovery.NewDiscoveryClientForConfig(conn.config)
 	if err != nil {
 		return nil, err
 	}
-	served, err := reportstore.ServedFormats(disc)
-	if err != nil || f.applyReports == applyAuto {
-		return served, err
-	}
-	format := policyReportFormats[f.applyReports]
-	for _, s := range served {
-		if s == format {
-			return []policyreport.Format{format}, nil
-		}
-	}
-	return nil, fmt.Errorf("the cluster does not serve %s: install its CRDs, or give auto to apply the formats it serves", format)
+	return reportstore.FormatsToApply(disc, policyReportFormats[f.applyReports]) // "" for auto
 }
