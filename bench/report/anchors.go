@@ -1,8 +1,6 @@
 package report
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"slices"
 	"strconv"
@@ -63,29 +61,19 @@ var anchorsRequired = []string{"objects", "apiserver-cpu-µs/object", "etcd-cpu-
 // kubectl-validate-generateName-refused and load1.
 func ParseAnchors(output []byte) (*Anchors, error) {
 	a := &Anchors{}
-	sc := bufio.NewScanner(bytes.NewReader(output))
-	for line := 1; sc.Scan(); line++ {
-		if c := patchCPU.FindStringSubmatch(strings.TrimSpace(sc.Text())); c != nil && a.CPU == "" {
-			a.CPU = c[1]
-		}
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 2 || !strings.HasPrefix(fields[0], AnchorsBenchmark+"/") {
-			continue
-		}
-		if _, err := strconv.Atoi(fields[1]); err != nil {
-			continue // a log line, not a result
-		}
+	var err error
+	a.CPU, err = eachResult(output, AnchorsBenchmark, func(line int, _ string, fields []string) error {
 		metrics, err := benchMetrics(fields, line)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		webhook, err := anchorsWebhookOf(fields[0], line)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		round, err := anchorsRoundOf(metrics, line)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		i := slices.IndexFunc(a.Variants, func(v AnchorsVariant) bool { return v.Webhook == webhook })
 		if i < 0 {
@@ -93,8 +81,9 @@ func ParseAnchors(output []byte) (*Anchors, error) {
 			a.Variants = append(a.Variants, AnchorsVariant{Webhook: webhook})
 		}
 		a.Variants[i].Rounds = append(a.Variants[i].Rounds, round)
-	}
-	if err := sc.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	if len(a.Variants) == 0 {

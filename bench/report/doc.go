@@ -23,6 +23,7 @@
 //	             goals and the projection of a week's audit
 //	anchors.go   Anchors, ParseAnchors: admit review against kube-apiserver's dry runs and kubectl-validate, its
 //	             section and goals
+//	results.go   the result lines of a benchmark's output, read alike for the parsers
 //	patch.go     Patch, ParsePatch: the patch benchmarks' output, and the section of their table
 //	size.go      Binary, ReadBinary: the release binary's size section, with what the linker kept
 //	linking.go   Linking, ReadSymbols, ParseDumpdep, TopModules: what the linker kept, by module

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"slices"
 	"strconv"
@@ -45,20 +43,10 @@ type MemorySize struct {
 func ParseMemory(output []byte) (*Memory, error) {
 	m := &Memory{}
 	byName := map[string]int{}
-	sc := bufio.NewScanner(bytes.NewReader(output))
-	for line := 1; sc.Scan(); line++ {
-		if c := patchCPU.FindStringSubmatch(strings.TrimSpace(sc.Text())); c != nil && m.CPU == "" {
-			m.CPU = c[1]
-		}
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 2 || !strings.HasPrefix(fields[0], MemoryBenchmark+"/") {
-			continue
-		}
-		if _, err := strconv.Atoi(fields[1]); err != nil {
-			continue // a log line, not a result
-		}
+	var err error
+	m.CPU, err = eachResult(output, MemoryBenchmark, func(line int, text string, fields []string) error {
 		if len(fields)%2 != 0 {
-			return nil, fmt.Errorf("line %d: metrics are not value-unit pairs: %q", line, sc.Text())
+			return fmt.Errorf("line %d: metrics are not value-unit pairs: %q", line, text)
 		}
 		name := strings.TrimPrefix(fields[0], MemoryBenchmark+"/")
 		if i := strings.LastIndex(name, "-"); i > 0 {
@@ -70,7 +58,7 @@ func ParseMemory(output []byte) (*Memory, error) {
 		for i := 2; i < len(fields); i += 2 {
 			x, err := strconv.ParseFloat(fields[i], 64)
 			if err != nil {
-				return nil, fmt.Errorf("line %d: metric %s: %w", line, fields[i+1], err)
+				return fmt.Errorf("line %d: metric %s: %w", line, fields[i+1], err)
 			}
 			switch fields[i+1] {
 			case "objects":
@@ -84,7 +72,7 @@ func ParseMemory(output []byte) (*Memory, error) {
 			}
 		}
 		if run.Objects == 0 || run.PeakRSS == 0 || run.CPUSeconds == 0 {
-			return nil, fmt.Errorf("line %d: want objects, cpu-s/op and peak-RSS-MiB metrics: %q", line, sc.Text())
+			return fmt.Errorf("line %d: want objects, cpu-s/op and peak-RSS-MiB metrics: %q", line, text)
 		}
 		i, seen := byName[name]
 		if !seen {
@@ -96,8 +84,9 @@ func ParseMemory(output []byte) (*Memory, error) {
 		c.Sizes = slices.DeleteFunc(c.Sizes, func(s MemorySize) bool { return s.Objects == run.Objects })
 		c.Sizes = append(c.Sizes, run)
 		slices.SortFunc(c.Sizes, func(a, b MemorySize) int { return a.Objects - b.Objects })
-	}
-	if err := sc.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	if len(m.Commands) == 0 {

@@ -1,0 +1,32 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"strconv"
+	"strings"
+)
+
+// eachResult calls fn with each result line of benchmark in Go benchmark output — its line
+// number, text and fields, the first named benchmark/SUB[-PROCS], the second an iteration count —
+// and returns the CPU model the output names. Log lines that start with the name are not
+// results. fn's error stops the reading and is returned.
+func eachResult(output []byte, benchmark string, fn func(line int, text string, fields []string) error) (cpu string, err error) {
+	sc := bufio.NewScanner(bytes.NewReader(output))
+	for line := 1; sc.Scan(); line++ {
+		if c := patchCPU.FindStringSubmatch(strings.TrimSpace(sc.Text())); c != nil && cpu == "" {
+			cpu = c[1]
+		}
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 2 || !strings.HasPrefix(fields[0], benchmark+"/") {
+			continue
+		}
+		if _, err := strconv.Atoi(fields[1]); err != nil {
+			continue // a log line, not a result
+		}
+		if err := fn(line, sc.Text(), fields); err != nil {
+			return cpu, err
+		}
+	}
+	return cpu, sc.Err()
+}
