@@ -39,8 +39,8 @@ func (p *Plan) Take(o *Outcome) {
 		return
 	}
 	p.runnable++
-	if o.Object != nil {
-		p.accounts.See(o.Object)
+	if o.Object != nil && !p.surveyed {
+		p.accounts.See(o.Object) // a survey has seen every object already
 	}
 	if obj := stateOf(o); obj != nil && (!p.surveyed || p.accounts.Reads(obj)) {
 		p.candidates = append(p.candidates, obj)
