@@ -121,7 +121,7 @@ func runCoverageFile(t *testing.T, path string, opts Options) *Report {
 	if report.Error != "" {
 		t.Fatal(report.Error)
 	}
-	for _, c := range report.Cases {
+	for _, c := range casesOf(t, report) {
 		if !c.Passed {
 			t.Errorf("case %q: %s %s", c.Name, c.Error, strings.Join(c.Failures, "; "))
 		}

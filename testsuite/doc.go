@@ -34,8 +34,9 @@
 //	suite.go   Suite, Case, Expect, Load, Parse: a test file, read strictly with every problem
 //	parse.go   the parser's helpers: fields, strings, paths, YAML's aliases and merge keys
 //	expect.go  a case's objects and expectations, inline or in files
-//	run.go     Options, Run, RunFile: the server, the session, the cases admitted a batch at a
-//	           time as if applied together (review.Plan), each checked
+//	run.go     Options, Run, RunFile: the server, the configuration, the main and control runs
+//	admit.go   the selected cases read again and admitted a batch at a time as if applied
+//	           together (review.Plan), each decided in the file's order
 //	server.go  the file's server: variables, a throwaway CA, started, probed, stopped
 //	check.go   Check, Called, Outcomes, Rows: a result against a case's expectations
 //	object.go  the admitted object against expected fields and documents
@@ -47,9 +48,12 @@
 //	coverage_text.go   MergeCoverage, WriteText: several files' coverage added up, as a table
 //	coverage_html.go   WriteHTML: the configuration files with each unit's line marked
 //	update.go  Update, Encode, Files: expectations rewritten from results
-//	report.go  Report, CaseReport: what a run found
+//	report.go  Report, CaseReport: what a run found, its cases read with EachCase
+//	caselog.go the case reports as decided: held, or kept in a temporary file past a few hundred
+//	structured.go WriteStructured: -o json and -o yaml, a case report at a time
 //	files.go   Find, IsFileName: the test files under directories
 //	results.go Results, RunFiles: several files run and counted; a filter selecting no case
 //	text.go    WriteText, WriteJUnit: results for people and for CI systems
 //	gotest.go  RunT: a file's cases as Go subtests
+//	casefile_pending.go openCases: the file read whole (Load)
 package testsuite

@@ -16,7 +16,13 @@ func Example() {
 	report := testsuite.RunFile(context.Background(), "../examples/policies/admit-test.yaml", testsuite.Options{})
 	passed, failed, errors := report.Counts()
 	fmt.Printf("%s: %d passed, %d failed, %d could not run\n", report.Name, passed, failed, errors)
-	for _, c := range report.Cases[:2] {
+	defer report.Close()
+	cases, err := report.Cases()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, c := range cases[:2] {
 		fmt.Println(c.Passed, c.Name)
 	}
 	// Output:

@@ -57,11 +57,11 @@ func TestFind(t *testing.T) {
 func TestWriteText(t *testing.T) {
 	allowed := true
 	results := &Results{
-		Suites: []*Report{{Name: "mirrors", File: "a/admit-test.yaml", Cases: []*CaseReport{
+		Suites: []*Report{NewReport("mirrors", "a/admit-test.yaml", []*CaseReport{
 			{Name: "mirrored", Passed: true, Allowed: &allowed, Took: 1234567 * time.Nanosecond},
 			{Name: "refused", Failures: []string{"allowed: got true, want false"}, Took: 2 * time.Second},
 			{Name: "unreadable", Error: "object.yaml: no such file\nsecond line"},
-		}}, {File: "b/admit-test.yaml", Error: "the server did not start"}},
+		}), {File: "b/admit-test.yaml", Error: "the server did not start"}},
 		Passed: 1, Failed: 1, Errors: 2,
 	}
 	var b strings.Builder

@@ -23,10 +23,11 @@ func RunT(t *testing.T, path string, opts ...Options) {
 		}
 	}
 	report := RunFile(context.Background(), path, o)
+	defer report.Close()
 	if report.Error != "" {
 		t.Errorf("%s: %s", path, report.Error)
 	}
-	for _, c := range report.Cases {
+	err := report.EachCase(func(c *CaseReport) error {
 		t.Run(c.Name, func(t *testing.T) {
 			if c.Error != "" {
 				t.Fatalf("%s:%d: could not run: %s", path, c.Line, c.Error)
@@ -38,8 +39,12 @@ func RunT(t *testing.T, path string, opts ...Options) {
 				t.Logf("%s:%d: expectations rewritten", path, c.Line)
 			}
 		})
+		return nil
+	})
+	if err != nil {
+		t.Errorf("%s: %v", path, err)
 	}
-	if len(report.Cases) == 0 && report.Error == "" {
+	if report.NumCases() == 0 && report.Error == "" {
 		t.Errorf("%s: no case ran (the filter selects none of %s)", path, strings.Join(report.Names, ", "))
 	}
 }

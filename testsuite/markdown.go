@@ -18,7 +18,7 @@ func WriteMarkdown(w io.Writer, reports []*Report) error {
 	for _, r := range reports {
 		p, f, e := r.Counts()
 		passed, failed, errs = passed+p, failed+f, errs+e
-		cases += len(r.Cases)
+		cases += r.NumCases()
 	}
 	verdict := "✅"
 	if failed+errs > 0 {
@@ -39,7 +39,7 @@ func WriteMarkdown(w io.Writer, reports []*Report) error {
 		if r.Error != "" {
 			fileErrors = append(fileErrors, []string{"**could not run**", file, "", markdown.Cell(r.Error)})
 		}
-		for _, c := range r.Cases {
+		err := r.EachCase(func(c *CaseReport) error {
 			where := markdown.Code(fmt.Sprintf("%s:%d", r.File, c.Line))
 			switch {
 			case c.Error != "":
@@ -51,13 +51,17 @@ func WriteMarkdown(w io.Writer, reports []*Report) error {
 				}
 				failures = append(failures, []string{"**failed**", where, markdown.Cell(c.Name), markdown.Cell(first)})
 				if listed++; listed > markdown.DefaultRows {
-					continue // counted below
+					return nil // counted below
 				}
 				fmt.Fprintf(&full, "- %s, %s:\n", where, markdown.Text(c.Name))
 				for _, f := range c.Failures {
 					fmt.Fprintf(&full, "  - %s\n", markdown.Text(strings.ReplaceAll(f, "\n", " ")))
 				}
 			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", r.File, err)
 		}
 	}
 	rows := append(append(fileErrors, caseErrors...), failures...)

@@ -23,7 +23,7 @@ func TestWriteMarkdown(t *testing.T) {
 	}
 	cases = append(cases, &CaseReport{Name: "broken", Line: 90, Error: "object: open missing.yaml: no such file"}, &CaseReport{Name: "fine", Line: 95, Passed: true})
 	reports := []*Report{
-		{File: "a/admit-test.yaml", Cases: cases},
+		NewReport("", "a/admit-test.yaml", cases),
 		{File: "b/admit-test.yaml", Error: "b/admit-test.yaml: webhooks: open hooks.yaml: no such file"},
 	}
 	var md bytes.Buffer
@@ -61,7 +61,7 @@ func TestWriteMarkdown(t *testing.T) {
 // A run where every case passed is its totals alone.
 func TestWriteMarkdownAllPassed(t *testing.T) {
 	var md bytes.Buffer
-	if err := WriteMarkdown(&md, []*Report{{File: "admit-test.yaml", Cases: []*CaseReport{{Name: "fine", Passed: true}}}}); err != nil {
+	if err := WriteMarkdown(&md, []*Report{NewReport("", "admit-test.yaml", []*CaseReport{{Name: "fine", Passed: true}})}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := markdowntest.Render(t, md.String()), "<h3>✅ admit test</h3>\n<p>1 case in 1 file: 1 passed, 0 failed</p>\n"; got != want {
@@ -80,7 +80,7 @@ func TestWriteMarkdownCoverage(t *testing.T) {
 	}}
 	coverage.sum()
 	var md bytes.Buffer
-	if err := WriteMarkdown(&md, []*Report{{File: "admit-test.yaml", Cases: []*CaseReport{{Name: "fine", Passed: true}}, Coverage: coverage}}); err != nil {
+	if err := WriteMarkdown(&md, []*Report{withCoverage(NewReport("", "admit-test.yaml", []*CaseReport{{Name: "fine", Passed: true}}), coverage)}); err != nil {
 		t.Fatal(err)
 	}
 	html := markdowntest.Render(t, md.String())

@@ -18,7 +18,6 @@ import (
 
 	"github.com/admitkit/admit/builtin"
 	"github.com/admitkit/admit/config"
-	"github.com/admitkit/admit/resources"
 	"github.com/admitkit/admit/review"
 )
 
@@ -39,38 +38,59 @@ type Options struct {
 	Coverage bool
 }
 
-// RunFile loads a test file and runs it; a file that does not load is the Report's Error.
+// RunFile loads a test file and runs it; a file that does not load is the Report's Error. Its
+// cases are read from the file as they are run, not held, unless Options.Update rewrites them.
 func RunFile(ctx context.Context, path string, opts Options) *Report {
-	s, err := Load(path)
+	if opts.Update {
+		s, err := Load(path)
+		if err != nil {
+			return &Report{Name: path, File: path, Error: err.Error()}
+		}
+		return Run(ctx, s, opts)
+	}
+	s, cases, err := openCases(path)
 	if err != nil {
 		return &Report{Name: path, File: path, Error: err.Error()}
 	}
-	return Run(ctx, s, opts)
+	if cases == nil {
+		return Run(ctx, s, opts)
+	}
+	defer cases.Close()
+	return runCases(ctx, s, cases, cases.Names(), opts, holdAtMost)
 }
 
 // Run runs a test file's cases (those Options.Filter selects): its server started, each case
 // admitted as `admit review` admits an object, its expectations checked — and, with
 // Options.Update, the failing cases' expectations rewritten in the file. A problem that stops
-// the whole file is the Report's Error; a case that cannot be built is that case's.
+// the whole file is the Report's Error; a case that cannot be built is that case's. Close the
+// Report when done with its cases.
 func Run(ctx context.Context, s *Suite, opts Options) *Report {
+	names := make([]string, len(s.Cases))
+	for i, c := range s.Cases {
+		names[i] = c.Name
+	}
+	return runCases(ctx, s, heldCases(s.Cases), names, opts, holdAtMost)
+}
+
+// runCases runs the cases of s that cases gives, named names, holding hold reports at most.
+func runCases(ctx context.Context, s *Suite, cases caseSource, names []string, opts Options, hold int) *Report {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 30 * time.Second
 	}
-	report := &Report{Name: s.Name, File: s.Path}
-	var cases []*Case
-	for _, c := range s.Cases {
-		report.Names = append(report.Names, c.Name)
-		if opts.Filter == nil || opts.Filter.MatchString(c.Name) {
-			cases = append(cases, c)
+	report := &Report{Name: s.Name, File: s.Path, Names: names}
+	r := &run{suite: s, opts: opts, report: report, cases: cases, hold: hold}
+	for i, name := range names {
+		if opts.Filter == nil || opts.Filter.MatchString(name) {
+			r.selected = append(r.selected, i)
 		}
 	}
-	if len(cases) == 0 {
+	if len(r.selected) == 0 {
 		return report
 	}
-	r := &run{suite: s, opts: opts, report: report, cases: cases}
 	if err := r.run(ctx); err != nil {
 		// The cases did not run: listed, they would count as failed without a reason.
-		report.Error, report.Cases, report.Coverage = err.Error(), nil, nil
+		report.Error, report.Coverage = err.Error(), nil
+		report.Close()
 	}
 	return report
 }
@@ -80,7 +100,11 @@ type run struct {
 	suite  *Suite
 	opts   Options
 	report *Report
-	cases  []*Case
+	cases  caseSource
+	// selected are the positions of the cases the filter selects, in the file's order.
+	selected []int
+	// hold is how many case reports the report holds before it keeps them in a file.
+	hold int
 	// closers stop the server and the built-in webhooks, and remove the work directory.
 	closers []func()
 }
@@ -106,121 +130,34 @@ func (r *run) run(ctx context.Context) (err error) {
 			}
 		}()
 	}
-	cs := r.reportCases()
 	cfg, err := r.config(ctx, resolve, caBundle)
 	if err != nil {
 		return fmt.Errorf("%s: %w", r.suite.Path, err)
 	}
-	if err := r.checkTests(cfg); err != nil {
+	crds, err := r.survey(cfg)
+	if err != nil {
 		return err
 	}
 	if r.opts.Coverage {
 		r.report.Coverage = r.newCoverage(cfg)
 	}
-	err = r.admit(ctx, cfg, cs, func(i int) bool { return r.report.Cases[i].Error == "" },
-		func(i int, err error) { r.report.Cases[i].Error = err.Error() }, r.check)
-	if err != nil {
+	r.report.cases = newCaseLog(r.hold)
+	all := make([]int, len(r.selected))
+	for k := range all {
+		all[k] = k
+	}
+	if err := r.admit(ctx, cfg, crds, all, r.decide); err != nil {
 		return fmt.Errorf("%s: %w", r.suite.Path, err)
 	}
 	if r.report.Updated {
 		if err := r.suite.write(); err != nil {
 			return err
 		}
-		for _, cr := range r.report.Cases {
-			if cr.Updated {
-				cr.Passed, cr.Failures = true, nil
-			}
-		}
 	}
-	if err := r.findVacuous(ctx, cfg, cs); err != nil {
+	if err := r.findVacuous(ctx, cfg, crds); err != nil {
 		return fmt.Errorf("%s: %w", r.suite.Path, err)
 	}
 	return nil
-}
-
-// cases are the CustomResourceDefinitions among the file's cases' objects: the Session knows
-// their kinds. The cases' objects are read again for each admission, not held.
-type cases struct {
-	crds []review.Input
-}
-
-// batchSize is how many cases are admitted at once: a few times the Session's concurrency, so
-// that a file of many cases holds a batch of admitted objects rather than all of them.
-const batchSize = 64
-
-// admit admits the cases selected with a session of cfg, each as `admit review` admits an
-// object, and calls each with the case's index and outcome as soon as it is decided; the outcome
-// is dropped after. The cases are read twice: once for what admitting them together reads of
-// them (review.Plan), then a batch at a time to admit them. A case whose request cannot be
-// built is given to fail instead.
-func (r *run) admit(ctx context.Context, cfg review.Config, cs cases, selected func(i int) bool, fail func(i int, err error), each func(i int, o *review.Outcome, schemas fieldSchemas)) error {
-	session, err := review.New(cfg, cs.crds)
-	if err != nil {
-		return err
-	}
-	plan := session.Plan()
-	var built []int
-	for i, c := range r.cases {
-		if !selected(i) {
-			continue
-		}
-		o, err := r.request(session, c)
-		if err != nil {
-			fail(i, err)
-			continue
-		}
-		plan.Take(o)
-		built = append(built, i)
-	}
-	if plan.Runnable() == 0 {
-		return nil
-	}
-	batches, err := plan.Batches(ctx)
-	if err != nil {
-		return err
-	}
-	defer batches.Close()
-	schemas := newFieldSchemas(session.CRDs())
-	for batch := range slices.Chunk(built, batchSize) {
-		outcomes := make([]*review.Outcome, len(batch))
-		for k, i := range batch {
-			if outcomes[k], err = r.request(session, r.cases[i]); err != nil {
-				return fmt.Errorf("case %q built once, not twice: %w", r.cases[i].Name, err)
-			}
-		}
-		if err := batches.Admit(ctx, outcomes); err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		for k, i := range batch {
-			each(i, outcomes[k], schemas)
-			outcomes[k] = nil
-		}
-	}
-	return nil
-}
-
-// request builds case c's request with session: its objects read, written as the case says.
-func (r *run) request(session *review.Session, c *Case) (*review.Outcome, error) {
-	objects, olds, err := caseObjects(c)
-	if err != nil {
-		return nil, err
-	}
-	outcomes, err := session.Requests(objects, olds, r.write(c))
-	if err == nil && outcomes[0].Err != nil {
-		err = outcomes[0].Err
-	}
-	if err == nil && outcomes[0].Request == nil {
-		// Not reviewed, and no error: what a Session skips (Config.SkipMissingCRDs), which a
-		// case's expectations cannot be checked against.
-		err = fmt.Errorf("%s: not reviewed: %s", c.ObjectSource, outcomes[0].Skipped)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return outcomes[0], nil
 }
 
 // start expands the file's variables and starts its server, when it has one: the resolve
@@ -309,34 +246,6 @@ func (r *run) config(ctx context.Context, resolve []string, caBundle []byte) (re
 	return cfg, nil
 }
 
-// reportCases starts each case's report, with the error of a case whose objects do not read,
-// and returns the CustomResourceDefinitions among the objects.
-func (r *run) reportCases() cases {
-	var cs cases
-	for _, c := range r.cases {
-		cr := &CaseReport{Name: c.Name, Line: c.Line, Error: c.Err}
-		r.report.Cases = append(r.report.Cases, cr)
-		if c.Err != "" {
-			continue
-		}
-		objects, _, err := caseObjects(c)
-		if err != nil {
-			cr.Error = err.Error()
-			continue
-		}
-		cs.crds = append(cs.crds, slices.DeleteFunc(objects, func(in review.Input) bool { return !resources.IsCRD(in.Object.GroupVersionKind().GroupKind()) })...)
-	}
-	return cs
-}
-
-// caseObjects reads a case's object and old object.
-func caseObjects(c *Case) (objects, olds []review.Input, err error) {
-	if objects, err = review.Parse(c.ObjectSource, c.Object); err == nil && c.Old != nil {
-		olds, err = review.Parse(c.OldSource, c.Old)
-	}
-	return objects, olds, err
-}
-
 // write is how a case writes its object, as kubectl would: its operation, user and namespace.
 func (r *run) write(c *Case) review.Write {
 	namespace := r.suite.Namespace
@@ -355,40 +264,6 @@ func (r *run) write(c *Case) review.Write {
 		w.User.Groups = c.Groups
 	}
 	return w
-}
-
-// check checks the admission of case i against its expectations, and rewrites those of a
-// failing case with Options.Update.
-func (r *run) check(i int, o *review.Outcome, schemas fieldSchemas) {
-	c, cr := r.cases[i], r.report.Cases[i]
-	cr.Took, cr.DurationSeconds = o.Took, o.Took.Seconds()
-	if o.Err != nil {
-		cr.Error = o.Err.Error()
-		return
-	}
-	if r.report.Coverage != nil {
-		r.report.Coverage.Record(c.Name, o.Result)
-	}
-	allowed := o.Result.Allowed
-	cr.Allowed, cr.Called, cr.Webhooks = &allowed, Called(o.Result), Rows(o.Result)
-	cr.Warnings, cr.AuditAnnotations = o.Result.Warnings, o.Result.AuditAnnotations
-	if !allowed {
-		cr.Status = o.Result.Status
-	}
-	if err := schemas.vacuous(c.Expect, o.Result.Object); err != nil {
-		// The expectation cannot fail: the case is wrong, not the admission.
-		cr.Error = err.Error()
-		return
-	}
-	cr.Failures = Check(c.Expect, o.Result)
-	cr.Passed = len(cr.Failures) == 0
-	if r.opts.Update && !cr.Passed {
-		if err := c.Update(o.Result); err != nil {
-			cr.Error = err.Error()
-			return
-		}
-		cr.Updated, r.report.Updated = true, true
-	}
 }
 
 // newCoverage lists the units of cfg's webhooks and policies, placed in the file's webhooks

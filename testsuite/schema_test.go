@@ -96,7 +96,7 @@ spec:
 	}
 	report := RunFile(context.Background(), path, Options{})
 	got := map[string]string{}
-	for _, c := range report.Cases {
+	for _, c := range casesOf(t, report) {
 		got[c.Name] = c.Error
 	}
 	want := map[string]string{

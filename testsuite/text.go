@@ -1,6 +1,7 @@
 package testsuite
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -13,31 +14,35 @@ import (
 // WriteText writes the results for people: each file, each case's verdict with the failures of
 // those that failed, the counts, and the coverage when there is one.
 func WriteText(w io.Writer, r *Results) error {
-	var b strings.Builder
+	out := bufio.NewWriter(w)
 	cases := 0
 	for _, s := range r.Suites {
 		title := s.File
 		if s.Name != "" && s.Name != s.File {
 			title += ": " + s.Name
 		}
-		fmt.Fprintln(&b, title)
+		fmt.Fprintln(out, title)
 		if s.Error != "" {
-			fmt.Fprintf(&b, "  ERROR %s\n", indentLines(s.Error, "        "))
+			fmt.Fprintf(out, "  ERROR %s\n", indentLines(s.Error, "        "))
 		}
-		for _, c := range s.Cases {
+		err := s.EachCase(func(c *CaseReport) error {
 			cases++
-			writeCaseText(&b, c)
+			writeCaseText(out, c)
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.File, err)
 		}
 		if s.Updated {
-			fmt.Fprintf(&b, "  expectations rewritten in %s\n", s.File)
+			fmt.Fprintf(out, "  expectations rewritten in %s\n", s.File)
 		}
 	}
-	fmt.Fprintf(&b, "%s in %s: %d passed, %d failed", words.Plural(cases, "case", "cases"), words.Plural(len(r.Suites), "file", "files"), r.Passed, r.Failed)
+	fmt.Fprintf(out, "%s in %s: %d passed, %d failed", words.Plural(cases, "case", "cases"), words.Plural(len(r.Suites), "file", "files"), r.Passed, r.Failed)
 	if r.Errors > 0 {
-		fmt.Fprintf(&b, ", %d could not run", r.Errors)
+		fmt.Fprintf(out, ", %d could not run", r.Errors)
 	}
-	b.WriteString("\n")
-	if _, err := io.WriteString(w, b.String()); err != nil {
+	out.WriteString("\n")
+	if err := out.Flush(); err != nil {
 		return err
 	}
 	if r.Coverage == nil {
@@ -50,7 +55,7 @@ func WriteText(w io.Writer, r *Results) error {
 }
 
 // writeCaseText writes one case's verdict line, and the failures of one that failed.
-func writeCaseText(b *strings.Builder, c *CaseReport) {
+func writeCaseText(b *bufio.Writer, c *CaseReport) {
 	switch {
 	case c.Error != "":
 		fmt.Fprintf(b, "  ERROR %s\n        %s\n", c.Name, indentLines(c.Error, "        "))
@@ -82,18 +87,51 @@ func readableDuration(d time.Duration) string {
 }
 
 // WriteJUnit writes the results as JUnit XML, which CI systems read: a test suite per file, a
-// test case per case, and a file that could not run as a case in error.
+// test case per case, and a file that could not run as a case in error. Each file's cases are
+// read twice, for the totals that come first and then for the cases.
 func WriteJUnit(w io.Writer, r *Results) error {
-	var suites []junit.Suite
-	for _, s := range r.Suites {
-		js := junit.Suite{Name: s.Name}
-		if s.Error != "" {
-			js.Cases = append(js.Cases, junit.Case{Name: "(the test file)", Class: s.File, Error: s.Error})
+	totals := make([]junit.Totals, len(r.Suites))
+	var total junit.Totals
+	for i, s := range r.Suites {
+		if err := eachJUnitCase(s, func(c junit.Case) error { totals[i].Add(c); return nil }); err != nil {
+			return err
 		}
-		for _, c := range s.Cases {
-			js.Cases = append(js.Cases, junit.Case{Name: c.Name, Class: s.File, Duration: c.Took, Failures: c.Failures, Error: c.Error})
-		}
-		suites = append(suites, js)
+		total.Sum(totals[i])
 	}
-	return junit.Write(w, suites)
+	out := bufio.NewWriter(w)
+	st, err := junit.NewStream(out, total)
+	if err != nil {
+		return err
+	}
+	for i, s := range r.Suites {
+		if err := st.StartSuite(s.Name, totals[i]); err != nil {
+			return err
+		}
+		if err := eachJUnitCase(s, st.Case); err != nil {
+			return err
+		}
+		if err := st.EndSuite(); err != nil {
+			return err
+		}
+	}
+	if err := st.Close(); err != nil {
+		return err
+	}
+	return out.Flush()
+}
+
+// eachJUnitCase calls fn with each JUnit case of a file: the file's error, then its cases.
+func eachJUnitCase(s *Report, fn func(junit.Case) error) error {
+	if s.Error != "" {
+		if err := fn(junit.Case{Name: "(the test file)", Class: s.File, Error: s.Error}); err != nil {
+			return err
+		}
+	}
+	err := s.EachCase(func(c *CaseReport) error {
+		return fn(junit.Case{Name: c.Name, Class: s.File, Duration: c.Took, Failures: c.Failures, Error: c.Error})
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.File, err)
+	}
+	return nil
 }

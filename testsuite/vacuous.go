@@ -20,14 +20,11 @@ import (
 // webhook and admission policy of its file; each case that passed is admitted once more without
 // them (a control run), and one that passes again fails, with the step that decided.
 
-// checkTests refuses a case's `tests` naming nothing of the file's configurations.
-func (r *run) checkTests(cfg review.Config) error {
-	known := configurationNames(cfg)
-	for _, c := range r.cases {
-		for _, name := range c.Tests {
-			if !known[name] {
-				return fmt.Errorf("%s:%d: case %q: tests: no webhook, webhook configuration, admission policy or binding of the file is named %q", r.suite.Path, c.Line, c.Name, name)
-			}
+// checkTests refuses a case's `tests` naming nothing of the file's configurations (known).
+func (r *run) checkTests(known map[string]bool, c *Case) error {
+	for _, name := range c.Tests {
+		if !known[name] {
+			return fmt.Errorf("%s:%d: case %q: tests: no webhook, webhook configuration, admission policy or binding of the file is named %q", r.suite.Path, c.Line, c.Name, name)
 		}
 	}
 	return nil
@@ -56,34 +53,40 @@ func configurationNames(cfg review.Config) map[string]bool {
 }
 
 // findVacuous admits each case that passed once more, without what it tests, and fails those
-// that pass again.
-func (r *run) findVacuous(ctx context.Context, cfg review.Config, cs cases) error {
-	groups := map[string][]string{}
-	var keys []string
-	for i, c := range r.cases {
-		if cr := r.report.Cases[i]; !cr.Passed || cr.Error != "" || testsNothing(c) {
+// that pass again. The cases are grouped by what they test, a control run for each group.
+func (r *run) findVacuous(ctx context.Context, cfg review.Config, crds []review.Input) error {
+	log := r.report.cases
+	groups := map[string]int{}
+	var tested [][]string
+	var members [][]int
+	for k := range r.selected {
+		if !log.hasPassed(k) {
+			continue
+		}
+		c, err := r.selectedCase(k)
+		if err != nil {
+			return err
+		}
+		if testsNothing(c) {
 			continue
 		}
 		key := strings.Join(c.Tests, "\x00")
-		if _, seen := groups[key]; !seen {
-			keys = append(keys, key)
+		g, seen := groups[key]
+		if !seen {
+			g = len(tested)
+			groups[key] = g
+			tested, members = append(tested, c.Tests), append(members, nil)
 		}
-		groups[key] = c.Tests
+		members[g] = append(members[g], k)
 	}
-	for _, key := range keys {
-		tests := groups[key]
-		selected := func(i int) bool {
-			cr := r.report.Cases[i]
-			return cr.Passed && cr.Error == "" && !testsNothing(r.cases[i]) && strings.Join(r.cases[i].Tests, "\x00") == key
-		}
+	for g, tests := range tested {
 		// A case whose request cannot be built without them is no vacuous case.
-		err := r.admit(ctx, without(cfg, tests), cs, selected, func(int, error) {}, func(i int, o *review.Outcome, _ fieldSchemas) {
-			if o.Err != nil || o.Result == nil || len(Check(r.cases[i].Expect, o.Result)) > 0 {
-				return
+		err := r.admit(ctx, without(cfg, tests), crds, members[g], func(a admitted, _ fieldSchemas) error {
+			if a.err != nil || a.o.Err != nil || a.o.Result == nil || len(Check(a.c.Expect, a.o.Result)) > 0 {
+				return nil
 			}
-			cr := r.report.Cases[i]
-			cr.Passed = false
-			cr.Failures = append(cr.Failures, vacuousFailure(r.cases[i], o.Result))
+			log.failVacuous(a.k, vacuousFailure(a.c, a.o.Result))
+			return nil
 		})
 		if err != nil {
 			return fmt.Errorf("the control run without %s: %w", testedWhat(tests), err)

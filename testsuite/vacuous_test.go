@@ -54,7 +54,7 @@ func runVacuousSuite(t *testing.T, cases string) (map[string]string, string) {
 	}
 	report := RunFile(context.Background(), path, Options{})
 	got := map[string]string{}
-	for _, c := range report.Cases {
+	for _, c := range casesOf(t, report) {
 		got[c.Name] = strings.Join(append(c.Failures, c.Error), "|")
 	}
 	return got, report.Error

@@ -105,6 +105,7 @@ func (o *testOptions) runTests(ctx context.Context, streams Streams, args []stri
 	}
 	opts := testsuite.Options{Filter: filter, Timeout: o.timeout, Update: o.update, Warnings: streams.Err, Coverage: o.coverage}
 	report, err := testsuite.RunFiles(ctx, files, opts)
+	defer report.Close()
 	if err != nil {
 		return badInput(fmt.Errorf("--run %w", err))
 	}
@@ -157,7 +158,7 @@ func (o *testOptions) writeReport(w io.Writer, report *testsuite.Results) error 
 	case outputMarkdown:
 		return testsuite.WriteMarkdown(w, report.Suites)
 	case outputJSON, outputYAML:
-		return writeStructured(w, o.output, report)
+		return testsuite.WriteStructured(w, o.output, report)
 	}
 	return testsuite.WriteText(w, report)
 }

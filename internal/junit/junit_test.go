@@ -43,3 +43,22 @@ func TestWrite(t *testing.T) {
 		t.Errorf("failure text read back: %q", got)
 	}
 }
+
+// xmlSuites is the document as a CI system reads it back.
+type xmlSuites struct {
+	XMLName  xml.Name   `xml:"testsuites"`
+	Tests    int        `xml:"tests,attr"`
+	Failures int        `xml:"failures,attr"`
+	Errors   int        `xml:"errors,attr"`
+	Time     string     `xml:"time,attr"`
+	Suites   []xmlSuite `xml:"testsuite"`
+}
+
+type xmlSuite struct {
+	Name     string    `xml:"name,attr"`
+	Tests    int       `xml:"tests,attr"`
+	Failures int       `xml:"failures,attr"`
+	Errors   int       `xml:"errors,attr"`
+	Time     string    `xml:"time,attr"`
+	Cases    []xmlCase `xml:"testcase"`
+}

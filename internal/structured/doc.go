@@ -3,5 +3,6 @@
 // writer that streams a List an item at a time encodes each item here, so that its bytes are
 // those of the whole List encoded at once.
 //
-//	structured.go  Write, the formats; JSONItem and YAMLItem, a List's items encoded alone
+//	structured.go  Write, the formats; JSONItem and YAMLItem, a List's items encoded alone, and
+//	               JSONAt and YAMLItemAt, an item encoded alone where it stands deeper in a whole
 package structured
