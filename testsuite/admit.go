@@ -187,6 +187,9 @@ func (r *run) decide(a admitted, schemas fieldSchemas) error {
 	} else {
 		r.check(a.c, cr, a.o, schemas)
 	}
+	if cr.Passed && cr.Error == "" {
+		r.control.add(a.k, a.c)
+	}
 	return r.report.cases.add(cr)
 }
 

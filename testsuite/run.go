@@ -105,6 +105,8 @@ type run struct {
 	selected []int
 	// hold is how many case reports the report holds before it keeps them in a file.
 	hold int
+	// control are the cases that passed, for the control runs.
+	control controlGroups
 	// closers stop the server and the built-in webhooks, and remove the work directory.
 	closers []func()
 }

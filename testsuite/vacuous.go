@@ -52,33 +52,37 @@ func configurationNames(cfg review.Config) map[string]bool {
 	return known
 }
 
+// controlGroups are the cases that passed, grouped by what they test, for the control runs.
+type controlGroups struct {
+	index   map[string]int
+	tests   [][]string
+	members [][]int
+}
+
+// add puts the passed case c, at position k, in the group of what it tests; a case that tests
+// none of the file's configurations has no control run.
+func (g *controlGroups) add(k int, c *Case) {
+	if testsNothing(c) {
+		return
+	}
+	key := strings.Join(c.Tests, "\x00")
+	i, seen := g.index[key]
+	if !seen {
+		if g.index == nil {
+			g.index = map[string]int{}
+		}
+		i = len(g.tests)
+		g.index[key] = i
+		g.tests, g.members = append(g.tests, c.Tests), append(g.members, nil)
+	}
+	g.members[i] = append(g.members[i], k)
+}
+
 // findVacuous admits each case that passed once more, without what it tests, and fails those
-// that pass again. The cases are grouped by what they test, a control run for each group.
+// that pass again: a control run for each group of cases that test the same.
 func (r *run) findVacuous(ctx context.Context, cfg review.Config, crds []review.Input) error {
 	log := r.report.cases
-	groups := map[string]int{}
-	var tested [][]string
-	var members [][]int
-	for k := range r.selected {
-		if !log.hasPassed(k) {
-			continue
-		}
-		c, err := r.selectedCase(k)
-		if err != nil {
-			return err
-		}
-		if testsNothing(c) {
-			continue
-		}
-		key := strings.Join(c.Tests, "\x00")
-		g, seen := groups[key]
-		if !seen {
-			g = len(tested)
-			groups[key] = g
-			tested, members = append(tested, c.Tests), append(members, nil)
-		}
-		members[g] = append(members[g], k)
-	}
+	tested, members := r.control.tests, r.control.members
 	for g, tests := range tested {
 		// A case whose request cannot be built without them is no vacuous case.
 		err := r.admit(ctx, without(cfg, tests), crds, members[g], func(a admitted, _ fieldSchemas) error {
