@@ -22,11 +22,16 @@ type heldCases []*Case
 func (h heldCases) Len() int                  { return len(h) }
 func (h heldCases) Case(i int) (*Case, error) { return h[i], nil }
 
-// selectedCase is the case at position k of the selected ones.
+// selectedCase is the case at position k of the selected ones. A case read again from its file
+// is the case first read there, or the file changed while it ran.
 func (r *run) selectedCase(k int) (*Case, error) {
-	c, err := r.cases.Case(r.selected[k])
+	i := r.selected[k]
+	c, err := r.cases.Case(i)
 	if err != nil {
-		return nil, fmt.Errorf("%s: reading a case again: %w", r.suite.Path, err)
+		return nil, fmt.Errorf("%s: reading case %d again: %w", r.suite.Path, i+1, err)
+	}
+	if was := r.report.Names[i]; c.Name != was {
+		return nil, fmt.Errorf("%s changed while its cases ran: case %d is %q, was %q", r.suite.Path, i+1, c.Name, was)
 	}
 	return c, nil
 }
