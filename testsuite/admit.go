@@ -22,19 +22,8 @@ type heldCases []*Case
 func (h heldCases) Len() int                  { return len(h) }
 func (h heldCases) Case(i int) (*Case, error) { return h[i], nil }
 
-// selectedCase is the case at position k of the selected ones. A case read again from its file
-// is the case first read there, or the file changed while it ran.
-func (r *run) selectedCase(k int) (*Case, error) {
-	i := r.selected[k]
-	c, err := r.cases.Case(i)
-	if err != nil {
-		return nil, fmt.Errorf("%s: reading case %d again: %w", r.suite.Path, i+1, err)
-	}
-	if was := r.report.Names[i]; c.Name != was {
-		return nil, fmt.Errorf("%s changed while its cases ran: case %d is %q, was %q", r.suite.Path, i+1, c.Name, was)
-	}
-	return c, nil
-}
+// selectedCase is the case at position k of the selected ones.
+func (r *run) selectedCase(k int) (*Case, error) { return r.cases.Case(r.selected[k]) }
 
 // survey reads the selected cases once before they run: each case's `tests` must name
 // configurations of the file (see checkTests), and the CustomResourceDefinitions among their

@@ -34,6 +34,7 @@
 //	suite.go   Suite, Case, Expect, Load, Parse: a test file, read strictly with every problem
 //	parse.go   the parser's helpers: fields, strings, paths, YAML's aliases and merge keys
 //	expect.go  a case's objects and expectations, inline or in files
+//	caseread.go openCases, caseFile: a file's cases found by a line scan and read one at a time
 //	run.go     Options, Run, RunFile: the server, the configuration, the main and control runs
 //	admit.go   the selected cases read again and admitted a batch at a time as if applied
 //	           together (review.Plan), each decided in the file's order
@@ -55,5 +56,4 @@
 //	results.go Results, RunFiles: several files run and counted; a filter selecting no case
 //	text.go    WriteText, WriteJUnit: results for people and for CI systems
 //	gotest.go  RunT: a file's cases as Go subtests
-//	casefile_pending.go openCases: the file read whole (Load)
 package testsuite

@@ -67,24 +67,3 @@ spec: {policyName: team-label, validationActions: [Deny]}
 		t.Errorf("cases (-want +got):\n%s", diff)
 	}
 }
-
-// TestAFileChangedWhileItsCasesRunIsAnError reads a case again whose name is no longer the one
-// read first, as when the file is edited during a run: the file's run fails, saying so, rather
-// than reporting one case's result under another's name.
-func TestAFileChangedWhileItsCasesRunIsAnError(t *testing.T) {
-	s, err := Parse("admit-test.yaml", []byte(`apiVersion: admit.dev/v1alpha1
-kind: TestSuite
-cases:
-- name: renamed since
-  object: {apiVersion: v1, kind: ConfigMap, metadata: {name: a, namespace: default}}
-  expect: {allowed: true}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	report := runCases(context.Background(), s, heldCases(s.Cases), []string{"first name"}, Options{}, holdAtMost)
-	want := `admit-test.yaml changed while its cases ran: case 1 is "renamed since", was "first name"`
-	if report.Error != want || report.NumCases() != 0 {
-		t.Errorf("file error %q with %d cases; want %q and none", report.Error, report.NumCases(), want)
-	}
-}

@@ -152,6 +152,29 @@ func Parse(path string, data []byte) (*Suite, error) {
 }
 
 func (p *parser) suite(n *yaml.Node) *Suite {
+	s, cases := p.header(n)
+	if cases == nil || cases.Kind != yaml.SequenceNode || len(cases.Content) == 0 {
+		p.errorf(orNode(cases, n), "cases: a test file needs a list of cases")
+		return s
+	}
+	names := map[string]int{}
+	for _, c := range cases.Content {
+		tc := p.testCase(c)
+		if tc == nil {
+			continue
+		}
+		if first, dup := names[tc.Name]; dup {
+			p.errorf(c, "case %q: the name is used by the case at line %d too", tc.Name, first)
+		}
+		names[tc.Name] = tc.Line
+		s.Cases = append(s.Cases, tc)
+	}
+	return s
+}
+
+// header reads the file's fields but its cases, and returns the node of the cases as the file
+// gives it (nil when it gives none): a caseFile reads the header apart from the cases.
+func (p *parser) header(n *yaml.Node) (*Suite, *yaml.Node) {
 	f := p.fields(n, "the test file", "apiVersion", "kind", "name", "webhooks", "cluster", "crds", "resolve", "webhooksOnly", "namespace", "server", "cases")
 	if v := p.str(f["apiVersion"], "apiVersion"); v != APIVersion {
 		p.errorf(orNode(f["apiVersion"], n), "apiVersion %q: want %s", v, APIVersion)
@@ -174,24 +197,7 @@ func (p *parser) suite(n *yaml.Node) *Suite {
 	if srv := f["server"]; srv != nil {
 		s.Server = p.server(srv)
 	}
-	cases := f["cases"]
-	if cases == nil || cases.Kind != yaml.SequenceNode || len(cases.Content) == 0 {
-		p.errorf(orNode(cases, n), "cases: a test file needs a list of cases")
-		return s
-	}
-	names := map[string]int{}
-	for _, c := range cases.Content {
-		tc := p.testCase(c)
-		if tc == nil {
-			continue
-		}
-		if first, dup := names[tc.Name]; dup {
-			p.errorf(c, "case %q: the name is used by the case at line %d too", tc.Name, first)
-		}
-		names[tc.Name] = tc.Line
-		s.Cases = append(s.Cases, tc)
-	}
-	return s
+	return s, f["cases"]
 }
 
 func orNode(n, fallback *yaml.Node) *yaml.Node {
