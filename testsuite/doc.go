@@ -8,7 +8,12 @@
 // from its result, keeping the rest of the file as written. RunT runs a file's cases as Go
 // subtests, so that `go test ./...` holds a repository's test files. Find and RunFiles run every
 // test file under directories and add up their reports as `admit test` does, with its guards
-// and its outputs (WriteText, WriteJUnit, WriteMarkdown).
+// and its outputs (WriteText, WriteJUnit, WriteMarkdown, WriteStructured).
+//
+// A run's memory does not grow with its cases: RunFile reads a file's cases one at a time from
+// the file (but under Options.Update, which rewrites it), and a Report keeps its case reports as
+// they are decided, in a temporary file past a few hundred, read back with EachCase; Close the
+// Report (or the Results) to remove it.
 //
 // A file looks like this (paths are relative to the file):
 //

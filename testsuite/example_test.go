@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/admitkit/admit/testsuite"
@@ -62,6 +63,7 @@ func ExampleRunFiles() {
 		return
 	}
 	results, err := testsuite.RunFiles(context.Background(), files, testsuite.Options{Filter: regexp.MustCompile("refused")})
+	defer results.Close()
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -69,11 +71,75 @@ func ExampleRunFiles() {
 	fmt.Println(files)
 	fmt.Printf("%d passed, %d failed, %d could not run\n", results.Passed, results.Failed, results.Errors)
 
-	_, err = testsuite.RunFiles(context.Background(), files, testsuite.Options{Filter: regexp.MustCompile("no such case")})
+	again, err := testsuite.RunFiles(context.Background(), files, testsuite.Options{Filter: regexp.MustCompile("no such case")})
+	defer again.Close()
 	var none *testsuite.NoCaseSelectedError
 	fmt.Println(errors.As(err, &none))
 	// Output:
 	// [../examples/policies/admit-test.yaml]
 	// 2 passed, 0 failed, 0 could not run
 	// true
+}
+
+// A file's case reports, read one at a time as they were decided: a file of many cases keeps
+// them in a temporary file, which Close removes.
+func ExampleReport_EachCase() {
+	report := testsuite.RunFile(context.Background(), "../examples/policies/admit-test.yaml", testsuite.Options{})
+	defer report.Close()
+	err := report.EachCase(func(c *testsuite.CaseReport) error {
+		fmt.Printf("line %d: passed %v, called %v\n", c.Line, c.Passed, c.Called)
+		return nil
+	})
+	if err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// line 10: passed true, called [default-tier replica-limit]
+	// line 16: passed true, called [default-tier replica-limit]
+	// line 23: passed true, called [replica-limit]
+}
+
+// The results as `admit test -o yaml` prints them, written a case at a time.
+func ExampleWriteStructured() {
+	files := []string{"../examples/policies/admit-test.yaml"}
+	results, err := testsuite.RunFiles(context.Background(), files, testsuite.Options{Filter: regexp.MustCompile("within")})
+	defer results.Close()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var out strings.Builder
+	if err := testsuite.WriteStructured(&out, "yaml", results); err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if !strings.Contains(line, "durationSeconds") { // how long it took differs from run to run
+			fmt.Println(line)
+		}
+	}
+	// Output:
+	// errors: 0
+	// failed: 0
+	// passed: 1
+	// suites:
+	// - cases:
+	//   - allowed: true
+	//     called:
+	//     - default-tier
+	//     - replica-limit
+	//     line: 10
+	//     name: a Deployment within its tier's limit gets the default tier
+	//     passed: true
+	//     webhooks:
+	//     - binding: default-tier
+	//       name: default-tier
+	//       outcome: patched
+	//       type: mutating-policy
+	//     - binding: replica-limit
+	//       name: replica-limit
+	//       outcome: allowed
+	//       type: validating-policy
+	//   file: ../examples/policies/admit-test.yaml
+	//   name: replica limits per tier
 }
