@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -39,15 +38,7 @@ const loggedCases = `- name: denied by a policy of the file
 // runLogged runs loggedCases in dir holding hold reports at most, with coverage.
 func runLogged(t *testing.T, dir string, hold int) *Report {
 	t.Helper()
-	path := filepath.Join(dir, "admit-test.yaml")
-	suite := "apiVersion: admit.dev/v1alpha1\nkind: TestSuite\nwebhooks: [policies.yaml]\ncases:\n" + loggedCases
-	if err := os.WriteFile(path, []byte(suite), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "policies.yaml"), []byte(vacuousPolicies), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Load(path)
+	s, err := Load(writeSuiteWith(t, dir, "policies.yaml", vacuousPolicies, loggedCases))
 	if err != nil {
 		t.Fatal(err)
 	}

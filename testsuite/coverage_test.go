@@ -102,13 +102,19 @@ func runCoverageSuite(t *testing.T, cases string) *Report {
 // writeCoverageSuite writes a suite of cases over coverageConfigs, and returns its path.
 func writeCoverageSuite(t *testing.T, cases string) string {
 	t.Helper()
-	dir := t.TempDir()
+	return writeSuiteWith(t, t.TempDir(), "configs.yaml", coverageConfigs, cases)
+}
+
+// writeSuiteWith writes, in dir, a suite of cases over the configurations in the file webhooks
+// (which it writes too), and returns its path.
+func writeSuiteWith(t *testing.T, dir, webhooks, configs, cases string) string {
+	t.Helper()
 	path := filepath.Join(dir, "admit-test.yaml")
-	suite := "apiVersion: admit.dev/v1alpha1\nkind: TestSuite\nwebhooks: [configs.yaml]\ncases:\n" + cases
+	suite := "apiVersion: admit.dev/v1alpha1\nkind: TestSuite\nwebhooks: [" + webhooks + "]\ncases:\n" + cases
 	if err := os.WriteFile(path, []byte(suite), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "configs.yaml"), []byte(coverageConfigs), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, webhooks), []byte(configs), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return path

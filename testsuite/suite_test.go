@@ -31,40 +31,7 @@ spec:
 func TestParse(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "pod.yaml", "# a comment\n"+podYAML)
-	path := writeFile(t, dir, "admit-test.yaml", `apiVersion: admit.dev/v1alpha1
-kind: TestSuite
-webhooks: [hooks.yaml, /abs/other.yaml]
-cluster: state/
-resolve: ["ns/svc=127.0.0.1:$(PORT)"]
-server:
-  command: ["$(ADMIT)", serve]
-  env: {A: b}
-  ready: tcp://127.0.0.1:$(PORT)
-  readyTimeout: 5s
-cases:
-- name: from a file
-  object: pod.yaml
-  user: alice
-  groups: [dev]
-  dryRun: true
-  expect:
-    allowed: false
-    code: 403
-    messageRegexp: "denied$"
-    warnings: []
-- name: inline update
-  operation: update
-  namespace: other
-  object: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}, data: {n: "1"}}
-  old: {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}
-  expect:
-    allowed: true
-    called: [a, b]
-    outcomes: {a: patched}
-    fields:
-      data.n: "1"
-      metadata.labels["app.kubernetes.io/name"]: null
-`)
+	path := writeFile(t, dir, "admit-test.yaml", parseFile)
 	s, err := Parse(path, mustRead(t, path))
 	if err != nil {
 		t.Fatal(err)
@@ -197,19 +164,7 @@ func TestCaseFileErrorsAreTheCases(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "two.yaml"), []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: b}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Parse(filepath.Join(dir, "t.yaml"), []byte(`apiVersion: admit.dev/v1alpha1
-kind: TestSuite
-cases:
-- name: missing
-  object: missing.yaml
-  expect: {allowed: true}
-- name: two
-  object: two.yaml
-  expect: {allowed: true}
-- name: fine
-  object: {apiVersion: v1, kind: Pod, metadata: {name: p}}
-  expect: {allowed: true}
-`))
+	s, err := Parse(filepath.Join(dir, "t.yaml"), []byte(caseErrorsFile))
 	if err != nil {
 		t.Fatal(err)
 	}

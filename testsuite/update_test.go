@@ -15,27 +15,7 @@ import (
 // other byte of the file as written: comments, flow style, quoting, the other cases. The
 // comments of the expectations it rewrites are kept on their keys.
 func TestUpdateRewritesOnlyExpectBlocks(t *testing.T) {
-	file := `# a suite
-apiVersion: admit.dev/v1alpha1
-kind: TestSuite
-cases:
-  # first
-  - name: rejected now
-    object: {apiVersion: v1, kind: Pod, metadata: {name: 'p'}}
-    expect:
-      allowed: true   # was admitted
-      # checked fields
-      fields:
-        spec.image: old
-        spec.gone: 1
-    # trailing comment of the case
-  - name: untouched
-    object: {apiVersion: v1, kind: Pod}
-    expect: {allowed: true, called: [x]}
-  - name: regexp kept
-    object: {apiVersion: v1, kind: Pod}
-    expect: {allowed: false, messageRegexp: "denied", outcomes: {w: denied, gone: error}, warnings: [old], reason: Forbidden}  # a denial
-`
+	file := updateFile
 	s, err := Parse("t.yaml", []byte(file))
 	if err != nil {
 		t.Fatal(err)

@@ -2,8 +2,6 @@ package testsuite
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -43,15 +41,7 @@ spec: {policyName: no-secrets, validationActions: [Deny]}
 // (or error) by name, and the file's error.
 func runVacuousSuite(t *testing.T, cases string) (map[string]string, string) {
 	t.Helper()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "admit-test.yaml")
-	suite := "apiVersion: admit.dev/v1alpha1\nkind: TestSuite\nwebhooks: [policies.yaml]\ncases:\n" + cases
-	if err := os.WriteFile(path, []byte(suite), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "policies.yaml"), []byte(vacuousPolicies), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := writeSuiteWith(t, t.TempDir(), "policies.yaml", vacuousPolicies, cases)
 	report := RunFile(context.Background(), path, Options{})
 	got := map[string]string{}
 	for _, c := range casesOf(t, report) {
