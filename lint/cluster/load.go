@@ -253,5 +253,22 @@ func listServing(ctx context.Context, client kubernetes.Interface, ns string) ([
 	for i := range budgets.Items {
 		objects = append(objects, &budgets.Items[i])
 	}
+	// An autoscaler's floor is the replicas a workload keeps (B07); the pods are what serves a
+	// Service whose selector no Deployment, StatefulSet or DaemonSet matches (an Argo Rollout's,
+	// a bare Pod), which files show as their controllers and a cluster as the pods themselves.
+	autoscalers, err := client.AutoscalingV2().HorizontalPodAutoscalers(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("listing HorizontalPodAutoscalers in %q: %w", ns, err)
+	}
+	for i := range autoscalers.Items {
+		objects = append(objects, &autoscalers.Items[i])
+	}
+	pods, err := client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("listing Pods in %q: %w", ns, err)
+	}
+	for i := range pods.Items {
+		objects = append(objects, &pods.Items[i])
+	}
 	return objects, nil
 }

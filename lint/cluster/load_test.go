@@ -2,12 +2,14 @@ package cluster
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -198,6 +200,62 @@ func TestLoadReadsPoliciesAndTheirParameters(t *testing.T) {
 	for _, action := range dynamic.Actions() {
 		if action.GetResource().Resource == "secrets" {
 			t.Errorf("Load listed Secrets, the parameters of a policy: it must never read them")
+		}
+	}
+}
+
+// TestLoadReadsAutoscalersAndPods lists, around clusterObjects' webhook, an autoscaler whose
+// floor is two replicas of its Deployment, and a second webhook whose Service only a Pod
+// matches (run by a controller lint does not list, as an Argo Rollout): lint reads both, so
+// neither the single replica (B07) nor a Service without endpoints (B09) is reported.
+func TestLoadReadsAutoscalersAndPods(t *testing.T) {
+	rollout := map[string]string{"app": "rollout"}
+	objects := append(clusterObjects(),
+		&autoscalingv2.HorizontalPodAutoscaler{
+			ObjectMeta: metav1.ObjectMeta{Name: "webhook", Namespace: "webhook-system"},
+			Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
+				ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "webhook"},
+				MinReplicas:    ptr(int32(2)), MaxReplicas: 4,
+			},
+		},
+		&admissionregistrationv1.ValidatingWebhookConfiguration{
+			ObjectMeta: metav1.ObjectMeta{Name: "rollout", Annotations: map[string]string{"cert-manager.io/inject-ca-from": "webhook-system/serving"}},
+			Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+				Name:         "secrets.rollout.example.com",
+				ClientConfig: admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{Name: "rollout", Namespace: "webhook-system", Path: ptr("/validate"), Port: ptr(int32(443))}},
+				Rules: []admissionregistrationv1.RuleWithOperations{{
+					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+					Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}, Scope: ptr(admissionregistrationv1.AllScopes)},
+				}},
+				FailurePolicy: ptr(admissionregistrationv1.Ignore), MatchPolicy: ptr(admissionregistrationv1.Equivalent),
+				NamespaceSelector: &metav1.LabelSelector{}, ObjectSelector: &metav1.LabelSelector{},
+				SideEffects: ptr(admissionregistrationv1.SideEffectClassNone), TimeoutSeconds: ptr(int32(3)), AdmissionReviewVersions: []string{"v1"},
+			}},
+		},
+		&corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Name: "rollout", Namespace: "webhook-system"},
+			Spec:       corev1.ServiceSpec{Selector: rollout, Ports: []corev1.ServicePort{{Port: 443}}},
+		},
+		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "rollout-7d9f-abcde", Namespace: "webhook-system", Labels: rollout}},
+	)
+	client := fake.NewClientset(objects...)
+	set, err := Load(context.Background(), client, Options{Name: "kind-dev"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := kinds(set)
+	for _, want := range []string{"HorizontalPodAutoscaler webhook-system/webhook @kind-dev", "Pod webhook-system/rollout-7d9f-abcde @kind-dev"} {
+		if !slices.Contains(read, want) {
+			t.Errorf("Load did not read %s; it read %q", want, read)
+		}
+	}
+	findings, err := lint.Run(set, lint.Options{Now: func() time.Time { return time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range findings {
+		if f.Rule == "B07" || f.Rule == "B09" {
+			t.Errorf("%s: %s", f.Rule, f.Message)
 		}
 	}
 }
