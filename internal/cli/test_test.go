@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"image/color"
 	"image/png"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -474,4 +476,47 @@ func casesOf(t *testing.T, r *testsuite.Results) []*testsuite.CaseReport {
 		t.Fatal(err)
 	}
 	return cases
+}
+
+// TestAdmitTestOfManyCases runs a suite of more cases than a report holds in memory: the file
+// is read a case at a time and the reports are kept in a temporary file, and every output still
+// has every case, in the file's order, and the counts.
+func TestAdmitTestOfManyCases(t *testing.T) {
+	const n = 600
+	dir := t.TempDir()
+	suite := testSuiteOf(dir, n)
+	junitPath := filepath.Join(dir, "report.xml")
+	code, out, errOut := runTestCommand(t, suite, "-o", "json", "--junit", junitPath)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	var results testsuite.Results
+	if err := json.Unmarshal([]byte(out), &results); err != nil {
+		t.Fatal(err)
+	}
+	cases := casesOf(t, &results)
+	if results.Passed != n || len(cases) != n {
+		t.Fatalf("%d passed, %d case reports; want %d", results.Passed, len(cases), n)
+	}
+	for i, c := range cases {
+		if want := fmt.Sprintf("configmap %d is admitted", i); c.Name != want || !c.Passed {
+			t.Fatalf("case report %d: %q passed %v; want %q passed", i, c.Name, c.Passed, want)
+		}
+	}
+	xml, err := os.ReadFile(junitPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(string(xml), "<testcase "); got != n || !strings.Contains(string(xml), fmt.Sprintf(`<testsuites tests="%d" failures="0" errors="0"`, n)) {
+		t.Errorf("JUnit: %d test cases; want %d, and the totals first:\n%.300s", got, n, xml)
+	}
+	leftover, err := filepath.Glob(filepath.Join(os.TempDir(), "admit-test-reports-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range leftover {
+		if info, err := os.Stat(f); err == nil && time.Since(info.ModTime()) < time.Minute {
+			t.Errorf("the reports' temporary file %s is left after the run", f)
+		}
+	}
 }
