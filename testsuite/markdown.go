@@ -31,25 +31,35 @@ func WriteMarkdown(w io.Writer, reports []*Report) error {
 	if _, err := fmt.Fprintf(w, "### %s admit test\n\n%s\n\n", verdict, markdown.Text(totals)); err != nil {
 		return err
 	}
+	// The table shows the first rows of the worst first: of each kind, more than it shows are
+	// only counted, so that a run of many failed cases is not held.
 	var fileErrors, caseErrors, failures [][]string
+	omitted := 0
+	keep := func(rows *[][]string, row []string) {
+		if len(*rows) < markdown.DefaultRows {
+			*rows = append(*rows, row)
+		} else {
+			omitted++
+		}
+	}
 	var full strings.Builder
 	listed := 0
 	for _, r := range reports {
 		file := markdown.Code(r.File)
 		if r.Error != "" {
-			fileErrors = append(fileErrors, []string{"**could not run**", file, "", markdown.Cell(r.Error)})
+			keep(&fileErrors, []string{"**could not run**", file, "", markdown.Cell(r.Error)})
 		}
 		err := r.EachCase(func(c *CaseReport) error {
 			where := markdown.Code(fmt.Sprintf("%s:%d", r.File, c.Line))
 			switch {
 			case c.Error != "":
-				caseErrors = append(caseErrors, []string{"**could not run**", where, markdown.Cell(c.Name), markdown.Cell(c.Error)})
+				keep(&caseErrors, []string{"**could not run**", where, markdown.Cell(c.Name), markdown.Cell(c.Error)})
 			case !c.Passed:
 				first := c.Failures[0]
 				if n := len(c.Failures) - 1; n > 0 {
 					first += fmt.Sprintf(" (and %s)", words.Plural(n, "other failure", "other failures"))
 				}
-				failures = append(failures, []string{"**failed**", where, markdown.Cell(c.Name), markdown.Cell(first)})
+				keep(&failures, []string{"**failed**", where, markdown.Cell(c.Name), markdown.Cell(first)})
 				if listed++; listed > markdown.DefaultRows {
 					return nil // counted below
 				}
@@ -65,7 +75,7 @@ func WriteMarkdown(w io.Writer, reports []*Report) error {
 		}
 	}
 	rows := append(append(fileErrors, caseErrors...), failures...)
-	table := markdown.Table{Header: []string{"", "Where", "Case", "Why"}, Rows: rows, More: "cases that did not pass"}
+	table := markdown.Table{Header: []string{"", "Where", "Case", "Why"}, Rows: rows, More: "cases that did not pass", Omitted: omitted}
 	if err := table.Write(w); err != nil {
 		return err
 	}
