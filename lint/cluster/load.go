@@ -143,14 +143,11 @@ func setSource(set *config.Set, source config.Source) {
 	}
 }
 
-// listPolicies lists the admission policies and their bindings. A cluster that does not serve a kind of them (MutatingAdmissionPolicy off, an
-// older version) is read without it.
+// listPolicies lists the admission policies and their bindings. A cluster that does not serve a
+// kind of them (MutatingAdmissionPolicy off, an older version) is read without it.
 func listPolicies(ctx context.Context, client kubernetes.Interface) ([]runtime.Object, error) {
 	api := client.AdmissionregistrationV1()
-	lists := []struct {
-		what string
-		list func() (runtime.Object, error)
-	}{
+	return listEach(true, []listing{
 		{"ValidatingAdmissionPolicies", func() (runtime.Object, error) {
 			return api.ValidatingAdmissionPolicies().List(ctx, metav1.ListOptions{})
 		}},
@@ -163,11 +160,22 @@ func listPolicies(ctx context.Context, client kubernetes.Interface) ([]runtime.O
 		{"MutatingAdmissionPolicyBindings", func() (runtime.Object, error) {
 			return api.MutatingAdmissionPolicyBindings().List(ctx, metav1.ListOptions{})
 		}},
-	}
+	})
+}
+
+// listing is one list request: what it lists, for messages, and the request.
+type listing struct {
+	what string
+	list func() (runtime.Object, error)
+}
+
+// listEach makes each listing and returns the items of all; with unservedToo, a listing the
+// cluster does not serve, or does not let lint make, is skipped rather than an error.
+func listEach(unservedToo bool, listings []listing) ([]runtime.Object, error) {
 	var objects []runtime.Object
-	for _, l := range lists {
+	for _, l := range listings {
 		list, err := l.list()
-		if ignorable(err) {
+		if unservedToo && ignorable(err) {
 			continue
 		}
 		if err != nil {
@@ -179,7 +187,6 @@ func listPolicies(ctx context.Context, client kubernetes.Interface) ([]runtime.O
 		}
 		objects = append(objects, items...)
 	}
-
 	return objects, nil
 }
 
@@ -215,60 +222,22 @@ func ignorable(err error) bool {
 	return apierrors.IsNotFound(err) || apierrors.IsForbidden(err)
 }
 
-// listServing lists, in one namespace, the objects that serve webhooks.
+// listServing lists, in one namespace, the objects that serve webhooks. An autoscaler's floor is
+// the replicas a workload keeps (B07); the pods are what serves a Service whose selector no
+// Deployment, StatefulSet or DaemonSet matches (an Argo Rollout's, a bare Pod), which files show
+// as their controllers and a cluster as the pods themselves.
 func listServing(ctx context.Context, client kubernetes.Interface, ns string) ([]runtime.Object, error) {
-	var objects []runtime.Object
-	services, err := client.CoreV1().Services(ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("listing Services in %q: %w", ns, err)
-	}
-	for i := range services.Items {
-		objects = append(objects, &services.Items[i])
-	}
-	deployments, err := client.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("listing Deployments in %q: %w", ns, err)
-	}
-	for i := range deployments.Items {
-		objects = append(objects, &deployments.Items[i])
-	}
-	statefulSets, err := client.AppsV1().StatefulSets(ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("listing StatefulSets in %q: %w", ns, err)
-	}
-	for i := range statefulSets.Items {
-		objects = append(objects, &statefulSets.Items[i])
-	}
-	daemonSets, err := client.AppsV1().DaemonSets(ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("listing DaemonSets in %q: %w", ns, err)
-	}
-	for i := range daemonSets.Items {
-		objects = append(objects, &daemonSets.Items[i])
-	}
-	budgets, err := client.PolicyV1().PodDisruptionBudgets(ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("listing PodDisruptionBudgets in %q: %w", ns, err)
-	}
-	for i := range budgets.Items {
-		objects = append(objects, &budgets.Items[i])
-	}
-	// An autoscaler's floor is the replicas a workload keeps (B07); the pods are what serves a
-	// Service whose selector no Deployment, StatefulSet or DaemonSet matches (an Argo Rollout's,
-	// a bare Pod), which files show as their controllers and a cluster as the pods themselves.
-	autoscalers, err := client.AutoscalingV2().HorizontalPodAutoscalers(ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("listing HorizontalPodAutoscalers in %q: %w", ns, err)
-	}
-	for i := range autoscalers.Items {
-		objects = append(objects, &autoscalers.Items[i])
-	}
-	pods, err := client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("listing Pods in %q: %w", ns, err)
-	}
-	for i := range pods.Items {
-		objects = append(objects, &pods.Items[i])
-	}
-	return objects, nil
+	in := func(what string) string { return fmt.Sprintf("%s in %q", what, ns) }
+	opts := metav1.ListOptions{}
+	return listEach(false, []listing{
+		{in("Services"), func() (runtime.Object, error) { return client.CoreV1().Services(ns).List(ctx, opts) }},
+		{in("Deployments"), func() (runtime.Object, error) { return client.AppsV1().Deployments(ns).List(ctx, opts) }},
+		{in("StatefulSets"), func() (runtime.Object, error) { return client.AppsV1().StatefulSets(ns).List(ctx, opts) }},
+		{in("DaemonSets"), func() (runtime.Object, error) { return client.AppsV1().DaemonSets(ns).List(ctx, opts) }},
+		{in("PodDisruptionBudgets"), func() (runtime.Object, error) { return client.PolicyV1().PodDisruptionBudgets(ns).List(ctx, opts) }},
+		{in("HorizontalPodAutoscalers"), func() (runtime.Object, error) {
+			return client.AutoscalingV2().HorizontalPodAutoscalers(ns).List(ctx, opts)
+		}},
+		{in("Pods"), func() (runtime.Object, error) { return client.CoreV1().Pods(ns).List(ctx, opts) }},
+	})
 }
