@@ -107,8 +107,9 @@ func (r *run) admit(ctx context.Context, cfg review.Config, crds []review.Input,
 		} else if a.o, a.err = r.request(session, c); a.err == nil {
 			b.outcomes = append(b.outcomes, a.o)
 		}
+		// A batch is counted in cases, not outcomes: cases that cannot be built are held too.
 		b.cases = append(b.cases, a)
-		if len(b.outcomes) == batchSize {
+		if len(b.cases) == batchSize {
 			if err := b.decide(ctx, batches); err != nil {
 				return err
 			}
