@@ -62,7 +62,7 @@ var anchorsRequired = []string{"objects", "apiserver-cpu-µs/object", "etcd-cpu-
 func ParseAnchors(output []byte) (*Anchors, error) {
 	a := &Anchors{}
 	var err error
-	a.CPU, err = eachResult(output, AnchorsBenchmark, func(line int, _ string, fields []string) error {
+	a.CPU, err = eachResult(output, subOf(AnchorsBenchmark), func(line int, _ string, fields []string) error {
 		metrics, err := benchMetrics(fields, line)
 		if err != nil {
 			return err

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"slices"
 	"strconv"
@@ -52,21 +50,12 @@ type AuditRun struct {
 func ParseAudit(output []byte) (*Audit, error) {
 	bySize := map[int][]AuditRun{}
 	var sizes []int
-	procs, cpu := 0, ""
-	sc := bufio.NewScanner(bytes.NewReader(output))
-	for line := 1; sc.Scan(); line++ {
-		if m := patchCPU.FindStringSubmatch(strings.TrimSpace(sc.Text())); m != nil && cpu == "" {
-			cpu = m[1]
-		}
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 2 || (fields[0] != AuditBenchmark && !strings.HasPrefix(fields[0], AuditBenchmark+"-")) {
-			continue
-		}
-		if _, err := strconv.Atoi(fields[1]); err != nil {
-			continue // a log line, not a result
-		}
+	procs := 0
+	// The benchmark has no sub-benchmarks: BenchmarkAudit100k[-PROCS].
+	matches := func(name string) bool { return name == AuditBenchmark || strings.HasPrefix(name, AuditBenchmark+"-") }
+	cpu, err := eachResult(output, matches, func(line int, text string, fields []string) error {
 		if len(fields)%2 != 0 {
-			return nil, fmt.Errorf("line %d: metrics are not value-unit pairs: %q", line, sc.Text())
+			return fmt.Errorf("line %d: metrics are not value-unit pairs: %q", line, text)
 		}
 		if _, suffix, ok := strings.Cut(fields[0], "-"); ok {
 			procs, _ = strconv.Atoi(suffix)
@@ -75,7 +64,7 @@ func ParseAudit(output []byte) (*Audit, error) {
 		for i := 2; i < len(fields); i += 2 {
 			x, err := strconv.ParseFloat(fields[i], 64)
 			if err != nil {
-				return nil, fmt.Errorf("line %d: metric %s: %w", line, fields[i+1], err)
+				return fmt.Errorf("line %d: metric %s: %w", line, fields[i+1], err)
 			}
 			switch fields[i+1] {
 			case "ns/op":
@@ -93,14 +82,15 @@ func ParseAudit(output []byte) (*Audit, error) {
 			}
 		}
 		if objects == 0 || run.ObjectsPerSecond == 0 || run.CPUSeconds == 0 {
-			return nil, fmt.Errorf("line %d: want objects, objects/s and cpu-s/op metrics: %q", line, sc.Text())
+			return fmt.Errorf("line %d: want objects, objects/s and cpu-s/op metrics: %q", line, text)
 		}
 		if _, seen := bySize[objects]; !seen {
 			sizes = append(sizes, objects)
 		}
 		bySize[objects] = append(bySize[objects], run)
-	}
-	if err := sc.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	if len(sizes) == 0 {

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"slices"
 	"strconv"
@@ -38,25 +36,17 @@ func ParseLatency(output []byte) (*Latency, error) {
 	values := map[string][]float64{}
 	var order []string
 	lat := &Latency{}
-	sc := bufio.NewScanner(bytes.NewReader(output))
-	for line := 1; sc.Scan(); line++ {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 2 || !strings.HasPrefix(fields[0], LatencyBenchmark) {
-			continue
-		}
-		n, err := strconv.Atoi(fields[1])
-		if err != nil {
-			continue // a log line that starts with the name, not a result
-		}
+	matches := func(name string) bool { return strings.HasPrefix(name, LatencyBenchmark) }
+	_, err := eachResult(output, matches, func(line int, text string, fields []string) error {
 		if len(fields)%2 != 0 {
-			return nil, fmt.Errorf("line %d: metrics are not value-unit pairs: %q", line, sc.Text())
+			return fmt.Errorf("line %d: metrics are not value-unit pairs: %q", line, text)
 		}
 		lat.Runs++
-		lat.Creates = n
+		lat.Creates, _ = strconv.Atoi(fields[1]) // an iteration count: eachResult read it
 		for i := 2; i < len(fields); i += 2 {
 			v, err := strconv.ParseFloat(fields[i], 64)
 			if err != nil {
-				return nil, fmt.Errorf("line %d: metric %s: %w", line, fields[i+1], err)
+				return fmt.Errorf("line %d: metric %s: %w", line, fields[i+1], err)
 			}
 			unit := fields[i+1]
 			if _, seen := values[unit]; !seen {
@@ -64,8 +54,9 @@ func ParseLatency(output []byte) (*Latency, error) {
 			}
 			values[unit] = append(values[unit], v)
 		}
-	}
-	if err := sc.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	if lat.Runs == 0 {

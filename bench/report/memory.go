@@ -44,7 +44,7 @@ func ParseMemory(output []byte) (*Memory, error) {
 	m := &Memory{}
 	byName := map[string]int{}
 	var err error
-	m.CPU, err = eachResult(output, MemoryBenchmark, func(line int, text string, fields []string) error {
+	m.CPU, err = eachResult(output, subOf(MemoryBenchmark), func(line int, text string, fields []string) error {
 		if len(fields)%2 != 0 {
 			return fmt.Errorf("line %d: metrics are not value-unit pairs: %q", line, text)
 		}

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"slices"
 	"strconv"
@@ -41,21 +39,13 @@ type ReviewVariant struct {
 func ParseReview(output []byte) (*Review, error) {
 	byKey := map[string]*reviewSamples{}
 	var order []ReviewVariant
-	sc := bufio.NewScanner(bytes.NewReader(output))
-	for line := 1; sc.Scan(); line++ {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 2 || !strings.HasPrefix(fields[0], ReviewBenchmark+"/") {
-			continue
-		}
-		if _, err := strconv.Atoi(fields[1]); err != nil {
-			continue // a log line, not a result
-		}
+	_, err := eachResult(output, subOf(ReviewBenchmark), func(line int, text string, fields []string) error {
 		if len(fields)%2 != 0 {
-			return nil, fmt.Errorf("line %d: metrics are not value-unit pairs: %q", line, sc.Text())
+			return fmt.Errorf("line %d: metrics are not value-unit pairs: %q", line, text)
 		}
 		v, err := reviewVariantOf(fields[0], line)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		key := fmt.Sprintf("%d/%s", v.Objects, v.Webhook)
 		s, seen := byKey[key]
@@ -64,11 +54,9 @@ func ParseReview(output []byte) (*Review, error) {
 			byKey[key] = s
 			order = append(order, v)
 		}
-		if err := s.add(fields[2:], line); err != nil {
-			return nil, err
-		}
-	}
-	if err := sc.Err(); err != nil {
+		return s.add(fields[2:], line)
+	})
+	if err != nil {
 		return nil, err
 	}
 	if len(order) == 0 {
