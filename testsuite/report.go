@@ -1,11 +1,12 @@
 package testsuite
 
 import (
-	"bytes"
 	"encoding/json"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/admitkit/admit/internal/structured"
 )
 
 // Report is what running a test file found: each case's report, or why the file could not run.
@@ -45,19 +46,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return marshalJSON(r.json(cases))
-}
-
-// marshalJSON encodes v as admit's structured output does: "<" and "&" left as they are, which
-// an encoder of the whole would not escape again.
-func marshalJSON(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return structured.Compact(r.json(cases))
 }
 
 func (r *Report) json(cases any) reportJSON {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/admitkit/admit/internal/structured"
 )
 
 // Results are the reports of several test files and their counts: what `admit test` prints,
@@ -40,7 +42,7 @@ func (r *Results) MarshalJSON() ([]byte, error) {
 		}
 		out.Suites[i] = s.json(cases)
 	}
-	return marshalJSON(out)
+	return structured.Compact(out)
 }
 
 // UnmarshalJSON reads results as MarshalJSON (and `admit test -o json`) writes them.

@@ -4,5 +4,6 @@
 // those of the whole List encoded at once.
 //
 //	structured.go  Write, the formats; JSONItem and YAMLItem, a List's items encoded alone, and
-//	               JSONAt and YAMLItemAt, an item encoded alone where it stands deeper in a whole
+//	               JSONAt and YAMLItemAt, an item encoded alone where it stands deeper in a whole;
+//	               Compact, the JSON a MarshalJSON of such output returns
 package structured

@@ -40,17 +40,27 @@ func Write(w io.Writer, format string, v any) error {
 // for that depth, without a newline before or after.
 func JSONItem(v any) ([]byte, error) { return JSONAt(v, "    ") }
 
-// JSONAt is v as Write's JSON writes it where its first line is indented by indent: the lines
-// after its first indented so, without a newline before or after.
-func JSONAt(v any, indent string) ([]byte, error) {
-	var compact bytes.Buffer
-	enc := json.NewEncoder(&compact)
+// Compact is v as Write's JSON encodes it, without indentation or a final newline: what a
+// MarshalJSON of a value written in structured output returns, "<" and "&" left as they are.
+func Compact(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// JSONAt is v as Write's JSON writes it where its first line is indented by indent: the lines
+// after its first indented so, without a newline before or after.
+func JSONAt(v any, indent string) ([]byte, error) {
+	compact, err := Compact(v)
+	if err != nil {
+		return nil, err
+	}
 	var out bytes.Buffer
-	if err := json.Indent(&out, bytes.TrimSuffix(compact.Bytes(), []byte("\n")), indent, "  "); err != nil {
+	if err := json.Indent(&out, compact, indent, "  "); err != nil {
 		return nil, err
 	}
 	return out.Bytes(), nil
